@@ -1,0 +1,35 @@
+# The README's two commands: `make run` and `make test`. Both set up everything on a fresh
+# clone that has Python 3.11+: the virtualenv, the dependencies and the database.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install migrate lint bench clean
+
+$(INSTALLED): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(INSTALLED)
+
+install: $(INSTALLED)
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+# The API under uvicorn (ASGI, for long-polls) plus a Celery worker with beat; Ctrl-C stops all.
+run: migrate
+	$(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis

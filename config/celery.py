@@ -1,0 +1,12 @@
+"""The Celery app: `celery -A config worker --beat` from the project root, with the web
+server's environment. Broker and results come from Django settings (CELERY_* names)."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+
+app = Celery("cardgames")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,119 @@
+"""The API's one error shape, `{"code", "message", "detail"}`, for every error (ARCHITECTURE
+convention 8). Application code raises an `ApiError` subclass; DRF and Django errors are
+mapped here too, so clients only ever parse one shape."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+
+
+class ApiError(Exception):
+    status = 400
+    code = "invalid"
+    default_message = "invalid request"
+
+    def __init__(self, message: str | None = None, detail: dict | None = None):
+        self.message = message or self.default_message
+        self.detail = detail or {}
+        super().__init__(self.message)
+
+
+class Invalid(ApiError):
+    status, code, default_message = 400, "invalid", "malformed request"
+
+
+class IllegalMoveError(ApiError):
+    status, code, default_message = 400, "illegal_move", "the rules forbid this move"
+
+
+class Forbidden(ApiError):
+    status, code, default_message = 403, "forbidden", "you may not do this"
+
+
+class NotFound(ApiError):
+    status, code, default_message = 404, "not_found", "not found"
+
+
+class NotYourTurnError(ApiError):
+    status, code, default_message = 409, "not_your_turn", "it is not your turn"
+
+
+class StaleVersion(ApiError):
+    status, code, default_message = 409, "stale_version", "the table has changed since that version"
+
+
+class Conflict(ApiError):
+    status, code, default_message = 409, "conflict", "conflict with the table's state"
+
+
+class IdempotencyKeyReused(ApiError):
+    status, code, default_message = 409, "idempotency_key_reused", "this Idempotency-Key was used with another request"
+
+
+def error_body(code: str, message: str, detail: dict | None = None) -> dict:
+    return {"code": code, "message": message, "detail": detail or {}}
+
+
+def _flatten(errors) -> dict:
+    if isinstance(errors, dict):
+        return {k: _messages(v) for k, v in errors.items()}
+    return {"non_field_errors": _messages(errors)}
+
+
+def _messages(value):
+    if isinstance(value, dict):
+        return {k: _messages(v) for k, v in value.items()}
+    if isinstance(value, list):
+        if all(not isinstance(v, (dict, list)) for v in value):
+            return [str(v) for v in value]
+        return [_messages(v) for v in value]
+    return [str(value)]
+
+
+def exception_handler(exc, context):
+    headers = {}
+    if isinstance(exc, ApiError):
+        return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status)
+    if isinstance(exc, Http404):
+        exc = drf.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = drf.PermissionDenied()
+    if not isinstance(exc, drf.APIException):
+        return None
+    if getattr(exc, "auth_header", None):
+        headers["WWW-Authenticate"] = exc.auth_header
+    if isinstance(exc, drf.ValidationError):
+        body = error_body("invalid", "the request body is not valid", {"fields": _flatten(exc.detail)})
+    elif isinstance(exc, drf.ParseError):
+        body = error_body("invalid", str(exc.detail), {"fields": {}})
+    elif isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
+        body = error_body("not_authenticated", str(exc.detail))
+        exc.status_code = 401
+    elif isinstance(exc, drf.PermissionDenied):
+        body = error_body("forbidden", str(exc.detail))
+    elif isinstance(exc, drf.NotFound):
+        body = error_body("not_found", str(exc.detail))
+    elif isinstance(exc, drf.Throttled):
+        wait = int(exc.wait) if exc.wait is not None else 1
+        headers["Retry-After"] = str(max(wait, 1))
+        body = error_body("throttled", "request was throttled", {"retry_after": max(wait, 1)})
+    elif isinstance(exc, drf.MethodNotAllowed):
+        body = error_body("method_not_allowed", str(exc.detail))
+    elif isinstance(exc, drf.NotAcceptable):
+        body = error_body("not_acceptable", str(exc.detail))
+    elif isinstance(exc, drf.UnsupportedMediaType):
+        body = error_body("invalid", str(exc.detail), {"fields": {}})
+    else:
+        body = error_body(getattr(exc, "default_code", "error"), str(exc.detail))
+    return Response(body, status=exc.status_code, headers=headers)
+
+
+def json_404(request, exception=None):
+    return JsonResponse(error_body("not_found", "no such path"), status=404)
+
+
+def json_500(request):
+    return JsonResponse(error_body("server_error", "internal server error"), status=500)

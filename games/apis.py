@@ -1,0 +1,383 @@
+"""One view per operation (ARCHITECTURE convention 6). Views parse, call one service or
+selector, and shape the response; they hold no game logic."""
+
+from __future__ import annotations
+
+import json
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.utils.encoders import JSONEncoder
+from rest_framework.views import APIView
+
+from config.errors import Invalid, NotFound
+from config.schema import IDEMPOTENCY_KEY, errors
+from games import selectors
+from games.engine import registry
+from games.models import Table
+from games.services import idempotency, moves, tables
+
+
+def _jsonable(data):
+    return json.loads(json.dumps(data, cls=JSONEncoder))
+
+
+def get_table(table_id) -> Table:
+    try:
+        return Table.objects.select_related("host").prefetch_related("seats__user").get(pk=table_id)
+    except (Table.DoesNotExist, ValueError, TypeError) as exc:
+        raise NotFound("no such table") from exc
+
+
+class PlayerSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+    class Meta:
+        ref_name = "Player"
+
+
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = PlayerSerializer(allow_null=True)
+    is_bot = serializers.BooleanField()
+    away = serializers.BooleanField()
+
+    class Meta:
+        ref_name = "Seat"
+
+
+class TableOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    game = serializers.CharField()
+    status = serializers.ChoiceField(choices=Table.Status.choices)
+    version = serializers.IntegerField()
+    host = PlayerSerializer()
+    seats = SeatSerializer(many=True)
+    options = serializers.DictField()
+    turn_timeout = serializers.IntegerField()
+    private = serializers.BooleanField()
+    aborted = serializers.BooleanField(help_text="stopped by an operator")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "Table"
+
+
+class StateSerializer(serializers.Serializer):
+    table = serializers.UUIDField()
+    game = serializers.CharField()
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Table.Status.choices)
+    phase = serializers.CharField(help_text="game phase; `waiting` before the start")
+    turn = serializers.IntegerField(allow_null=True, help_text="the seat that must act; null when several may or none")
+    deadline = serializers.DateTimeField(allow_null=True)
+    dealer = serializers.IntegerField(allow_null=True)
+    round = serializers.IntegerField(help_text="the current hand or round, from 1")
+    you = serializers.DictField(allow_null=True, help_text="null for spectators; else {seat, hand, ...} with only your own hidden cards")
+    seats = serializers.ListField(child=serializers.DictField(), help_text="public facts per seat: seat, player, is_bot, away, card counts, ...")
+    legal_moves = serializers.ListField(child=serializers.DictField(), help_text="every move you may make now, in the POST body's form")
+    public = serializers.DictField(help_text="the game's public table state")
+    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+
+    class Meta:
+        ref_name = "State"
+
+
+class Idempotent:
+    """POST handling shared by state-changing operations: Idempotency-Key replay, errors
+    rendered in the one error shape, and the stored first response."""
+
+    def idempotent(self, request, run, *, status: int = 200) -> Response:
+        def call():
+            try:
+                body = run()
+            except Exception as exc:  # rendered like any API error, then stored
+                response = self.handle_exception(exc)
+                return response.status_code, _jsonable(response.data)
+            return status, _jsonable(body)
+
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 0 < len(key) <= 255:
+            raise Invalid("Idempotency-Key must be 1 to 255 characters", {"fields": {"Idempotency-Key": ["1-255 characters"]}})
+        digest = idempotency.request_hash(request.method, request.path, request.data)
+        code, body, replayed = idempotency.idempotent_call(user=request.user, key=key, digest=digest, run=call)
+        response = Response(body, status=code)
+        if replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
+
+
+class GamesApi(APIView):
+    permission_classes: list = []
+
+    class OutputSerializer(serializers.Serializer):
+        slug = serializers.CharField()
+        name = serializers.CharField()
+        min_players = serializers.IntegerField()
+        max_players = serializers.IntegerField()
+        options = serializers.DictField(help_text="{name: {type, default, choices?, minimum?, maximum?, description}}")
+
+        class Meta:
+            ref_name = "Game"
+
+    @extend_schema(operation_id="games_list", responses={200: OutputSerializer(many=True)}, auth=[])
+    def get(self, request):
+        return Response([g.catalogue() for g in registry.all_games()])
+
+
+class TablesApi(Idempotent, APIView):
+    class InputSerializer(serializers.Serializer):
+        game = serializers.CharField()
+        seats = serializers.IntegerField()
+        options = serializers.DictField(required=False, default=dict)
+        turn_timeout = serializers.IntegerField(required=False, default=60, help_text="seconds per decision, 0 = no limit, at most 7 days")
+        private = serializers.BooleanField(required=False, default=False)
+        deck = serializers.ListField(child=serializers.CharField(), required=False, help_text="staff only: the first deal's cards, card 0 dealt first")
+        first_dealer = serializers.IntegerField(required=False, help_text="staff only")
+        seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1, help_text="staff only")
+
+        class Meta:
+            ref_name = "TableCreate"
+
+    class Pagination(LimitOffsetPagination):
+        default_limit = 50
+        max_limit = 200
+
+    @extend_schema(
+        operation_id="tables_list",
+        parameters=[
+            OpenApiParameter("game", str, enum=["president", "pitch", "lopti"]),
+            OpenApiParameter("status", str, enum=[s for s, _ in Table.Status.choices]),
+        ],
+        responses={200: TableOutputSerializer(many=True), **errors("invalid")},
+    )
+    def get(self, request):
+        status = request.query_params.get("status")
+        if status and status not in Table.Status.values:
+            raise Invalid("unknown status", {"fields": {"status": [f"must be one of {Table.Status.values}"]}})
+        paginator = self.Pagination()
+        page = paginator.paginate_queryset(
+            selectors.tables_list(game=request.query_params.get("game"), status=status), request, view=self
+        )
+        return paginator.get_paginated_response([selectors.table_summary(t) for t in page])
+
+    @extend_schema(
+        operation_id="tables_create",
+        parameters=[IDEMPOTENCY_KEY],
+        request=InputSerializer,
+        responses={201: TableOutputSerializer, **errors("invalid", "forbidden", "idempotency_key_reused")},
+    )
+    def post(self, request):
+        def run():
+            data = _validated(self.InputSerializer, request.data)
+            table = tables.table_create(user=request.user, **data)
+            return selectors.table_summary(get_table(table.pk))
+
+        return self.idempotent(request, run, status=201)
+
+
+def _validated(serializer_class, data) -> dict:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class TableDetailApi(APIView):
+    @extend_schema(operation_id="tables_retrieve", responses={200: TableOutputSerializer, **errors("not_found")})
+    def get(self, request, table_id):
+        return Response(selectors.table_summary(get_table(table_id)))
+
+
+class TableJoinApi(Idempotent, APIView):
+    class InputSerializer(serializers.Serializer):
+        seat = serializers.IntegerField(required=False, min_value=0)
+
+        class Meta:
+            ref_name = "TableJoin"
+
+    @extend_schema(
+        operation_id="tables_join",
+        parameters=[IDEMPOTENCY_KEY],
+        request=InputSerializer,
+        responses={200: TableOutputSerializer, **errors("invalid", "not_found", "conflict", "idempotency_key_reused")},
+    )
+    def post(self, request, table_id):
+        def run():
+            data = _validated(self.InputSerializer, request.data)
+            tables.table_join(table_id=table_id, user=request.user, seat=data.get("seat"))
+            return selectors.table_summary(get_table(table_id))
+
+        return self.idempotent(request, run)
+
+
+class TableLeaveApi(Idempotent, APIView):
+    @extend_schema(
+        operation_id="tables_leave",
+        parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses={
+            200: TableOutputSerializer,
+            204: OpenApiResponse(description="the table was left empty and deleted"),
+            **errors("not_found", "forbidden", "conflict", "idempotency_key_reused"),
+        },
+    )
+    def post(self, request, table_id):
+        def run():
+            table = tables.table_leave(table_id=table_id, user=request.user)
+            if table is None:
+                return None
+            return selectors.table_summary(get_table(table_id))
+
+        response = self.idempotent(request, run)
+        if response.data is None and response.status_code == 200:
+            return Response(status=204)
+        return response
+
+
+class TableStartApi(Idempotent, APIView):
+    @extend_schema(
+        operation_id="tables_start",
+        parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses={200: TableOutputSerializer, **errors("not_found", "forbidden", "conflict", "idempotency_key_reused")},
+    )
+    def post(self, request, table_id):
+        def run():
+            tables.table_start(table_id=table_id, user=request.user)
+            return selectors.table_summary(get_table(table_id))
+
+        return self.idempotent(request, run)
+
+
+class MoveInputSerializer(serializers.Serializer):
+    """The schema of a move; which fields a move needs depends on the game and its type."""
+
+    type = serializers.CharField(help_text="president: play, pass, give; pitch: bid, play; lopti: swap, keep, play, play_face_down, take_pile")
+    cards = serializers.ListField(child=serializers.CharField(), required=False, help_text="president play/give, lopti play")
+    card = serializers.CharField(required=False, help_text="pitch play")
+    value = serializers.IntegerField(required=False, help_text="pitch bid: 0 (pass) to 4")
+    hand_card = serializers.CharField(required=False, help_text="lopti swap")
+    face_up_card = serializers.CharField(required=False, help_text="lopti swap")
+    index = serializers.IntegerField(required=False, help_text="lopti play_face_down: position as dealt, 0-2")
+    expected_version = serializers.IntegerField(required=False, help_text="409 stale_version unless equal to the table's version")
+
+    class Meta:
+        ref_name = "MoveInput"
+
+
+class TableMovesApi(Idempotent, APIView):
+    class MoveResultSerializer(serializers.Serializer):
+        version = serializers.IntegerField()
+        events = serializers.ListField(child=serializers.DictField(), help_text="what the move caused, as you may see it")
+        state = StateSerializer()
+
+        class Meta:
+            ref_name = "MoveResult"
+
+    @extend_schema(
+        operation_id="tables_moves_list",
+        parameters=[
+            OpenApiParameter("after", int, description="only entries with a greater seq"),
+            OpenApiParameter("limit", int, description="at most this many entries (default and maximum 500)"),
+        ],
+        responses={
+            200: inline_serializer(
+                "MoveLogEntry",
+                {
+                    "seq": serializers.IntegerField(),
+                    "seat": serializers.IntegerField(allow_null=True),
+                    "type": serializers.CharField(),
+                    "by": serializers.ChoiceField(choices=["player", "server"]),
+                    "version": serializers.IntegerField(),
+                    "at": serializers.DateTimeField(),
+                    "events": serializers.ListField(child=serializers.DictField()),
+                },
+                many=True,
+            ),
+            **errors("invalid", "not_found"),
+        },
+    )
+    def get(self, request, table_id):
+        table = get_table(table_id)
+        after = _int_param(request, "after", 0, 0, 2**31)
+        limit = _int_param(request, "limit", 500, 1, 500)
+        return Response(selectors.move_log(table, request.user, after=after, limit=limit))
+
+    @extend_schema(
+        operation_id="tables_moves_create",
+        parameters=[IDEMPOTENCY_KEY],
+        request=MoveInputSerializer,
+        responses={
+            200: MoveResultSerializer,
+            **errors("invalid", "illegal_move", "forbidden", "not_found", "not_your_turn", "stale_version", "conflict", "idempotency_key_reused"),
+        },
+    )
+    def post(self, request, table_id):
+        def run():
+            move, expected = _move_body(request.data)
+            table, seat, events = moves.move_submit(
+                table_id=table_id, user=request.user, move=move, expected_version=expected
+            )
+            engine = registry.get(table.game)
+            return {
+                "version": table.version,
+                "events": [engine.view_event(e, seat) for e in events],
+                "state": selectors.state_view(table, request.user),
+            }
+
+        return self.idempotent(request, run)
+
+
+def _move_body(data) -> tuple[dict, int | None]:
+    if not isinstance(data, dict):
+        raise Invalid("the move must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
+    move = dict(data)
+    expected = move.pop("expected_version", None)
+    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)):
+        raise Invalid("expected_version must be an integer", {"fields": {"expected_version": ["must be an integer"]}})
+    if not isinstance(move.get("type"), str):
+        raise Invalid("a move needs a type", {"fields": {"type": ["this field is required"]}})
+    return move, expected
+
+
+def _int_param(request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise Invalid(f"{name} must be an integer", {"fields": {name: ["must be an integer"]}}) from exc
+    if not low <= value <= high:
+        raise Invalid(f"{name} out of range", {"fields": {name: [f"must be {low}..{high}"]}})
+    return value
+
+
+class TableStateApi(APIView):
+    """Documents `GET /tables/{id}/state`; requests are served by the async view in
+    `games.longpoll`, so that a waiting poll holds no thread."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="tables_state",
+        parameters=[
+            OpenApiParameter("wait", int, description="long-poll: hold up to this many seconds (max 30) until the version differs "
+                             "from the one in If-None-Match (or from the current one)"),
+            OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER, description="the ETag of your last state: 304 while unchanged"),
+        ],
+        responses={
+            200: StateSerializer,
+            304: OpenApiResponse(description="not modified: the version has not changed"),
+            **errors("invalid", "not_found"),
+        },
+    )
+    def get(self, request, table_id):  # pragma: no cover - served by games.longpoll
+        raise NotImplementedError
+

@@ -1,0 +1,110 @@
+"""Tables, seats and the append-only move log. Game state lives in `Table.state` as the
+engine's JSON; only `games/services` writes any of it (ARCHITECTURE convention 5)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class Table(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open"
+        ACTIVE = "active"
+        FINISHED = "finished"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    game = models.CharField(max_length=20, db_index=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_tables")
+    seat_count = models.PositiveSmallIntegerField()
+    options = models.JSONField(default=dict)
+    turn_timeout = models.PositiveIntegerField(default=60, help_text="seconds per decision; 0 = no limit")
+    private = models.BooleanField(default=False)
+    # Staff-only set-up, kept to replay the log from the first deal; never sent to players.
+    deck = models.JSONField(null=True, blank=True)
+    first_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
+    seed = models.BigIntegerField()
+    state = models.JSONField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    move_count = models.PositiveIntegerField(default=0)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    aborted = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "game", "private"])]
+
+    def __str__(self) -> str:
+        return f"{self.game} {self.id} ({self.status})"
+
+
+class Seat(models.Model):
+    """A seat of a table. `index` is the seat the player took before the start; games that
+    move players (President's `by_rank` seating) report the current seat through the engine,
+    so a player's identity at the table is this row, not a seat number."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="seats"
+    )
+    is_bot = models.BooleanField(default=False)
+    bot_level = models.CharField(max_length=10, blank=True, default="")
+    away = models.BooleanField(default=False)
+    left = models.BooleanField(default=False, help_text="the player left a started table; a bot plays on")
+    timeouts_in_row = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["table", "index"]
+        constraints = [models.UniqueConstraint(fields=["table", "index"], name="unique_seat_index")]
+
+    def __str__(self) -> str:
+        return f"seat {self.index} of {self.table_id}"
+
+
+class Move(models.Model):
+    """One entry of the append-only move log: the move as submitted and the engine's events.
+    Replaying every move of a table, in `seq` order, from the first deal reproduces its state."""
+
+    class By(models.TextChoices):
+        PLAYER = "player"
+        SERVER = "server"
+        BOT = "bot"
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    by = models.CharField(max_length=10, choices=By.choices, default=By.PLAYER)
+    move = models.JSONField()
+    events = models.JSONField(default=list)
+    # Which player sat in each seat after the move: the log is shown per viewer's seat at
+    # the time (President's by_rank seating moves players between hands).
+    seat_players = models.JSONField(default=list)
+    version = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table", "seq"]
+        constraints = [models.UniqueConstraint(fields=["table", "seq"], name="unique_move_seq")]
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a state-changing POST with an `Idempotency-Key`, kept 24 hours."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="unique_idempotency_key")]

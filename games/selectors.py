@@ -1,0 +1,172 @@
+"""Every read that depends on the viewer. Hidden information is removed by the engine's
+`view`, `view_event` and `view_move`; everything here is built from those."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+
+from games.engine import registry
+from games.models import Move, Seat, Table
+
+
+def _player_json(user) -> dict | None:
+    if user is None:
+        return None
+    return {"id": user.pk, "username": user.username}
+
+
+def seats_of(table: Table) -> list[Seat]:
+    cache = getattr(table, "_prefetched_objects_cache", {})
+    if "seats" in cache:
+        return list(cache["seats"])
+    return list(table.seats.select_related("user").order_by("index"))
+
+
+def _seat_players(table: Table) -> list[int]:
+    if table.state is None:
+        return list(range(table.seat_count))
+    return registry.get(table.game).seat_players(table.state)
+
+
+def table_seats(table: Table) -> list[dict]:
+    """The public seat list in current seat order."""
+    rows = {row.index: row for row in seats_of(table)}
+    out = []
+    for seat, player in enumerate(_seat_players(table)):
+        row = rows[player]
+        out.append(
+            {
+                "seat": seat,
+                "player": _player_json(row.user),
+                "is_bot": row.is_bot or row.left,
+                "away": row.away,
+            }
+        )
+    return out
+
+
+def viewer_seat(table: Table, user) -> int | None:
+    """The caller's current seat, or None for a spectator."""
+    if user is None or not user.is_authenticated:
+        return None
+    for row in seats_of(table):
+        if row.user_id == user.pk and not row.is_bot:
+            return _seat_players(table).index(row.index)
+    return None
+
+
+def table_summary(table: Table) -> dict:
+    return {
+        "id": str(table.id),
+        "game": table.game,
+        "status": table.status,
+        "version": table.version,
+        "host": _player_json(table.host),
+        "seats": table_seats(table),
+        "options": table.options,
+        "turn_timeout": table.turn_timeout,
+        "private": table.private,
+        "aborted": table.aborted,
+        "created_at": table.created_at,
+        "started_at": table.started_at,
+        "finished_at": table.finished_at,
+    }
+
+
+def state_view(table: Table, user) -> dict:
+    """`GET /tables/{id}/state` for this caller."""
+    seat = viewer_seat(table, user)
+    seats = table_seats(table)
+    base = {
+        "table": str(table.id),
+        "game": table.game,
+        "version": table.version,
+        "status": table.status,
+        "deadline": table.deadline,
+    }
+    if table.state is None:
+        you = None if seat is None else {"seat": seat, "hand": []}
+        return {
+            **base,
+            "phase": "waiting",
+            "turn": None,
+            "dealer": None,
+            "round": 0,
+            "you": you,
+            "seats": seats,
+            "legal_moves": [],
+            "public": {},
+            "scores": None,
+        }
+    view = registry.get(table.game).view(table.state, seat)
+    for public, engine_seat in zip(seats, view["seats"], strict=True):
+        public.update({k: v for k, v in engine_seat.items() if k not in public})
+    legal = view["legal_moves"] if table.status == Table.Status.ACTIVE else []
+    return {**base, **view, "seats": seats, "legal_moves": legal}
+
+
+def move_log(table: Table, user, *, after: int = 0, limit: int = 500) -> list[dict]:
+    """The move log as the caller may see it, oldest first."""
+    engine = registry.get(table.game)
+    player = None
+    if user is not None and user.is_authenticated:
+        row = next((r for r in seats_of(table) if r.user_id == user.pk and not r.is_bot), None)
+        player = None if row is None else row.index
+    entries = []
+    for record in Move.objects.filter(table=table, seq__gt=after).order_by("seq")[:limit]:
+        seat = None
+        if player is not None:
+            mapping = record.seat_players or list(range(table.seat_count))
+            seat = mapping.index(player)
+        shown = engine.view_move(record.move, record.seat, record.events, seat)
+        entry = {
+            **shown,
+            "seq": record.seq,
+            "seat": record.seat,
+            "type": record.move.get("type"),
+            "by": "player" if record.by == Move.By.PLAYER else "server",
+            "version": record.version,
+            "at": record.created_at,
+            "events": [engine.view_event(e, seat) for e in record.events],
+        }
+        if record.by == Move.By.BOT:
+            entry["bot"] = True
+        entries.append(entry)
+    return entries
+
+
+def tables_list(*, game: str | None = None, status: str | None = None):
+    qs = Table.objects.filter(private=False).select_related("host").prefetch_related("seats__user")
+    if game:
+        qs = qs.filter(game=game)
+    if status:
+        qs = qs.filter(status=status)
+    return qs.order_by("-created_at")
+
+
+def user_tables(user):
+    return (
+        Table.objects.filter(Q(seats__user=user) & Q(seats__is_bot=False))
+        .distinct()
+        .select_related("host")
+        .prefetch_related("seats__user")
+        .order_by("-created_at")
+    )
+
+
+def table_winners(table: Table) -> list[int]:
+    """The winning seats of a finished table (none for an aborted one)."""
+    if table.state is None or table.status != Table.Status.FINISHED or table.aborted:
+        return []
+    return registry.get(table.game).view(table.state, None)["public"].get("winners", [])
+
+
+def your_turn(table: Table, user) -> bool:
+    if table.status != Table.Status.ACTIVE or table.state is None:
+        return False
+    seat = viewer_seat(table, user)
+    return seat is not None and seat in registry.get(table.game).to_act(table.state)
+
+
+def engine_for_game(slug: str):
+    return registry.get(slug)

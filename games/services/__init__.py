@@ -1,0 +1,1 @@
+"""Every change to game state happens here, under the table lock (ARCHITECTURE)."""

@@ -1,0 +1,101 @@
+"""Shared steps of the table services: locking, engine error mapping, recording a change."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.errors import Conflict, IllegalMoveError, Invalid, NotFound, NotYourTurnError
+from games import notify
+from games.engine import base as engine_base
+from games.engine import registry
+from games.models import Move, Seat, Table
+
+
+def engine_for(table: Table) -> engine_base.Game:
+    return registry.get(table.game)
+
+
+def lock_table(table_id) -> Table:
+    """The table row, locked for the rest of the transaction (on SQLite the IMMEDIATE
+    transaction already holds the database's write lock)."""
+    try:
+        return Table.objects.select_for_update().get(pk=table_id)
+    except (Table.DoesNotExist, ValueError, TypeError) as exc:
+        raise NotFound("no such table") from exc
+
+
+def engine_error(exc: engine_base.EngineError) -> Exception:
+    """An engine error as the API error of the contract."""
+    if isinstance(exc, engine_base.IllegalMove):
+        return IllegalMoveError(exc.message, {"rule": exc.rule})
+    if isinstance(exc, engine_base.InvalidMove):
+        return Invalid(exc.message, {"fields": exc.fields})
+    if isinstance(exc, engine_base.NotYourTurn):
+        return NotYourTurnError(exc.message)
+    return Conflict(exc.message)
+
+
+def seat_players(table: Table) -> list[int]:
+    if table.state is None:
+        return list(range(table.seat_count))
+    return engine_for(table).seat_players(table.state)
+
+
+def current_seat(table: Table, seat_row: Seat) -> int:
+    return seat_players(table).index(seat_row.index)
+
+
+def refresh_deadline(table: Table) -> None:
+    """Deadlines are data: the current decision's deadline is stored on the table."""
+    if table.status != Table.Status.ACTIVE or not table.turn_timeout:
+        table.deadline = None
+        return
+    if engine_for(table).to_act(table.state):
+        table.deadline = timezone.now() + timedelta(seconds=table.turn_timeout)
+    else:
+        table.deadline = None
+
+
+def bump(table: Table, *, update_fields: list[str] | None = None) -> None:
+    """Save a change to a locked table: version + 1, and wake long-pollers on commit."""
+    table.version += 1
+    fields = None if update_fields is None else [*update_fields, "version", "updated_at"]
+    table.save(update_fields=fields)
+    table_id = str(table.pk)
+    transaction.on_commit(lambda: notify.table_changed(table_id))
+
+
+def apply_move(
+    table: Table, *, seat: int, move: dict, by: str, user=None
+) -> tuple[list[dict], Move]:
+    """Apply one move to a locked, active table through its engine, append it to the log,
+    store the new state and bump the version. Raises the contract's API errors."""
+    engine = engine_for(table)
+    if table.status != Table.Status.ACTIVE:
+        raise Conflict("the table is not in play")
+    try:
+        state, events = engine.apply(table.state, seat, move)
+    except engine_base.EngineError as exc:
+        raise engine_error(exc) from exc
+    table.move_count += 1
+    table.state = state
+    if engine.is_finished(state):
+        table.status = Table.Status.FINISHED
+        table.finished_at = timezone.now()
+    refresh_deadline(table)
+    bump(table)
+    record = Move.objects.create(
+        table=table,
+        seq=table.move_count,
+        seat=seat,
+        user=user,
+        by=by,
+        move=move,
+        events=events,
+        seat_players=engine.seat_players(state),
+        version=table.version,
+    )
+    return events, record

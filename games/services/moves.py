@@ -1,0 +1,34 @@
+"""Moves made by players."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from config.errors import Conflict, Forbidden, StaleVersion
+from games.models import Move, Table
+
+from .common import apply_move, current_seat, lock_table
+
+
+def move_submit(*, table_id, user, move: dict, expected_version: int | None = None) -> tuple[Table, int, list[dict]]:
+    """Apply a seated player's move under the table lock. Returns (table, seat, events).
+
+    A move by a player marked away brings them back from the bot (api.md: away)."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        row = table.seats.filter(user=user, is_bot=False).first()
+        if row is None:
+            raise Forbidden("you do not sit at this table")
+        if row.left:
+            raise Forbidden("you left this table; a bot plays your seat")
+        if expected_version is not None and expected_version != table.version:
+            raise StaleVersion(detail={"version": table.version})
+        if table.status != Table.Status.ACTIVE:
+            raise Conflict("the table is not in play")
+        seat = current_seat(table, row)
+        events, _ = apply_move(table, seat=seat, move=move, by=Move.By.PLAYER, user=user)
+        if row.away or row.timeouts_in_row:
+            row.away = False
+            row.timeouts_in_row = 0
+            row.save(update_fields=["away", "timeouts_in_row"])
+        return table, seat, events

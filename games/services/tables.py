@@ -1,0 +1,181 @@
+"""Table lifecycle: create, join, leave, start, abort."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.errors import Conflict, Forbidden, Invalid
+from games.engine import base as engine_base
+from games.engine import registry
+from games.models import Seat, Table
+
+from .common import bump, engine_error, engine_for, lock_table, refresh_deadline
+
+MAX_TURN_TIMEOUT = 7 * 24 * 3600
+MAX_SEED = 2**63 - 1
+
+
+def table_create(
+    *,
+    user,
+    game: str,
+    seats: int,
+    options: dict | None = None,
+    turn_timeout: int = 60,
+    private: bool = False,
+    deck: list[str] | None = None,
+    first_dealer: int | None = None,
+    seed: int | None = None,
+) -> Table:
+    """Create a table with the creator as host in seat 0. `deck`, `first_dealer` and `seed`
+    are for staff only (support, teaching, duplicate tournaments)."""
+    staff_fields = [name for name, value in (("deck", deck), ("first_dealer", first_dealer), ("seed", seed)) if value is not None]
+    if staff_fields and not user.is_staff:
+        raise Forbidden(f"only staff may set {', '.join(staff_fields)}", {"fields": staff_fields})
+    try:
+        engine = registry.get(game)
+    except KeyError as exc:
+        choices = [g.slug for g in registry.all_games()]
+        raise Invalid("unknown game", {"fields": {"game": [f"must be one of {choices}"]}}) from exc
+    if not engine.min_players <= seats <= engine.max_players:
+        raise Invalid(
+            f"{engine.name} takes {engine.min_players} to {engine.max_players} seats",
+            {"fields": {"seats": [f"must be between {engine.min_players} and {engine.max_players}"]}},
+        )
+    if not 0 <= turn_timeout <= MAX_TURN_TIMEOUT:
+        raise Invalid("turn_timeout out of range", {"fields": {"turn_timeout": [f"must be 0..{MAX_TURN_TIMEOUT}"]}})
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise Invalid("seed out of range", {"fields": {"seed": ["must be between 0 and 2^63-1"]}})
+    if first_dealer is not None and not 0 <= first_dealer < seats:
+        raise Invalid("first_dealer out of range", {"fields": {"first_dealer": [f"must be 0..{seats - 1}"]}})
+    try:
+        clean_options = engine.validate_options(options)
+    except engine_base.InvalidMove as exc:
+        raise Invalid(exc.message, {"fields": {"options": exc.fields}}) from exc
+    if seed is None:
+        seed = secrets.randbits(63)
+    if deck is not None:
+        # A trial deal checks the deck now rather than at the start.
+        try:
+            engine.new_game(players=seats, options=clean_options, seed=seed, deck=deck, first_dealer=first_dealer)
+        except engine_base.EngineError as exc:
+            raise engine_error(exc) from exc
+    with transaction.atomic():
+        table = Table.objects.create(
+            game=game,
+            host=user,
+            seat_count=seats,
+            options=clean_options,
+            turn_timeout=turn_timeout,
+            private=private,
+            deck=deck,
+            first_dealer=first_dealer,
+            seed=seed,
+        )
+        Seat.objects.bulk_create(
+            [Seat(table=table, index=i, user=user if i == 0 else None) for i in range(seats)]
+        )
+    return table
+
+
+def _seated(table: Table, user) -> Seat | None:
+    return table.seats.filter(user=user, is_bot=False).first()
+
+
+def table_join(*, table_id, user, seat: int | None = None) -> Table:
+    """Take a free seat (the lowest free one unless `seat` is named). Runs under the table lock."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.status != Table.Status.OPEN:
+            raise Conflict("the table has already started")
+        if _seated(table, user) is not None:
+            raise Conflict("you already sit at this table")
+        free = table.seats.filter(user__isnull=True).order_by("index")
+        if seat is not None:
+            if not 0 <= seat < table.seat_count:
+                raise Invalid("no such seat", {"fields": {"seat": [f"must be 0..{table.seat_count - 1}"]}})
+            free = free.filter(index=seat)
+        row = free.first()
+        if row is None:
+            raise Conflict("that seat is taken" if seat is not None else "the table is full")
+        row.user = user
+        row.save(update_fields=["user"])
+        bump(table, update_fields=[])
+        return table
+
+
+def table_leave(*, table_id, user) -> Table | None:
+    """Before the start: free the seat; a leaving host passes hosting to the lowest seated
+    player, and a table left empty is deleted (returns None). After the start: a bot plays
+    the seat for the rest of the session."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        row = _seated(table, user)
+        if row is None:
+            raise Forbidden("you do not sit at this table")
+        if table.status == Table.Status.FINISHED:
+            raise Conflict("the table has finished")
+        if table.status == Table.Status.OPEN:
+            row.user = None
+            row.save(update_fields=["user"])
+            remaining = table.seats.filter(user__isnull=False).order_by("index").first()
+            if remaining is None:
+                table.delete()
+                return None
+            if table.host_id == user.pk:
+                table.host = remaining.user
+            bump(table, update_fields=["host"])
+            return table
+        if row.left:
+            raise Conflict("you already left this table")
+        row.left = True
+        row.away = True
+        row.bot_level = row.bot_level or "easy"
+        row.save(update_fields=["left", "away", "bot_level"])
+        bump(table, update_fields=[])
+        return table
+
+
+def table_start(*, table_id, user) -> Table:
+    """Host only: deal the first hand once every seat is filled."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.host_id != user.pk:
+            raise Forbidden("only the host may start the table")
+        if table.status != Table.Status.OPEN:
+            raise Conflict("the table has already started")
+        if table.seats.filter(user__isnull=True).exists():
+            raise Conflict("every seat must be filled before the start")
+        engine = engine_for(table)
+        try:
+            table.state = engine.new_game(
+                players=table.seat_count,
+                options=table.options,
+                seed=table.seed,
+                deck=table.deck,
+                first_dealer=table.first_dealer,
+            )
+        except engine_base.EngineError as exc:
+            raise engine_error(exc) from exc
+        table.status = Table.Status.ACTIVE
+        table.started_at = timezone.now()
+        refresh_deadline(table)
+        bump(table, update_fields=["state", "status", "started_at", "deadline"])
+        return table
+
+
+def table_abort(*, table_id) -> Table:
+    """Operators: stop a table for good (moderation, a stuck game)."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.status == Table.Status.FINISHED:
+            raise Conflict("the table has finished")
+        table.status = Table.Status.FINISHED
+        table.aborted = True
+        table.finished_at = timezone.now()
+        table.deadline = None
+        bump(table, update_fields=["status", "aborted", "finished_at", "deadline"])
+        return table
