@@ -26,9 +26,12 @@ def request_hash(method: str, path: str, body: object) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def _cutoff():
+    return timezone.now() - timedelta(hours=settings.IDEMPOTENCY_TTL_HOURS)
+
+
 def _fresh(user, key: str) -> IdempotencyRecord | None:
-    cutoff = timezone.now() - timedelta(hours=settings.IDEMPOTENCY_TTL_HOURS)
-    return IdempotencyRecord.objects.filter(user=user, key=key, created_at__gte=cutoff).first()
+    return IdempotencyRecord.objects.filter(user=user, key=key, created_at__gte=_cutoff()).first()
 
 
 def _replay(record: IdempotencyRecord, digest: str) -> tuple[int, object, bool]:
@@ -50,8 +53,9 @@ def idempotent_call(
         return _replay(existing, digest)
     try:
         with transaction.atomic():
-            # An expired record for the key is replaced.
-            IdempotencyRecord.objects.filter(user=user, key=key).delete()
+            # An expired record for the key is replaced; a fresh one (a concurrent request
+            # that committed first) makes the insert below fail instead.
+            IdempotencyRecord.objects.filter(user=user, key=key, created_at__lt=_cutoff()).delete()
             status, body = run()
             if status < 500:
                 IdempotencyRecord.objects.create(
@@ -66,6 +70,5 @@ def idempotent_call(
 
 
 def idempotency_purge() -> int:
-    cutoff = timezone.now() - timedelta(hours=settings.IDEMPOTENCY_TTL_HOURS)
-    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
+    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=_cutoff()).delete()
     return deleted

@@ -1,0 +1,123 @@
+"""api.md, Polling: ETag, If-None-Match -> 304, and the `?wait=` long-poll."""
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import AsyncClient
+
+from games.models import Table
+from tests.api.helpers import move, president_hands_deck, seat_users
+
+
+@pytest.fixture
+def started(table_of):
+    hands, deck = president_hands_deck()
+    table_id, users = table_of("president", 4, deck=deck, first_dealer=3)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    return table_id, seat_users(users[0].api, table_id, users)
+
+
+def state_url(table_id, query=""):
+    return f"/api/v1/tables/{table_id}/state{query}"
+
+
+@pytest.mark.django_db
+def test_etag_then_304_with_no_body_until_the_version_changes(started):
+    table_id, seats = started
+    first = seats[1].api.get(state_url(table_id))
+    assert first.status_code == 200 and first["ETag"]
+    same = seats[1].api.get(state_url(table_id), HTTP_IF_NONE_MATCH=first["ETag"])
+    assert same.status_code == 304 and same.content == b""
+    move(seats[0], table_id, {"type": "play", "cards": ["3C"]})
+    changed = seats[1].api.get(state_url(table_id), HTTP_IF_NONE_MATCH=first["ETag"])
+    assert changed.status_code == 200 and changed["ETag"] != first["ETag"]
+    assert changed.json()["version"] > first.json()["version"]
+
+
+@pytest.mark.django_db
+def test_state_has_the_contract_fields_and_only_the_callers_hand(started):
+    table_id, seats = started
+    hands = {s: u.api.get(state_url(table_id)).json() for s, u in seats.items()}
+    for seat, state in hands.items():
+        assert {"table", "game", "version", "status", "phase", "turn", "deadline", "dealer", "round", "you",
+                "seats", "legal_moves", "public", "scores"} <= set(state)
+        assert state["you"]["seat"] == seat
+        others = {c for s, st in hands.items() if s != seat for c in st["you"]["hand"]}
+        text = str({k: v for k, v in state.items() if k != "you"}) + str(state["you"])
+        assert not any(f"'{card}'" in text for card in others)
+        assert all({"seat", "player", "is_bot", "away", "card_count"} <= set(s) for s in state["seats"])
+    assert hands[0]["legal_moves"] and hands[1]["legal_moves"] == []
+
+
+@pytest.mark.django_db
+def test_a_spectator_sees_public_state_only(started, make_user):
+    table_id, seats = started
+    state = make_user().api.get(state_url(table_id)).json()
+    assert state["you"] is None and state["legal_moves"] == []
+    hand = seats[0].api.get(state_url(table_id)).json()["you"]["hand"]
+    assert not any(f"'{card}'" in str(state) for card in hand)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("wait", ["31", "-1", "soon"])
+def test_wait_out_of_range_is_invalid(started, wait):
+    table_id, seats = started
+    r = seats[0].api.get(state_url(table_id, f"?wait={wait}"))
+    assert r.status_code == 400 and r.json()["code"] == "invalid"
+
+
+@pytest.mark.django_db
+def test_state_needs_a_token(started, anon):
+    table_id, _ = started
+    r = anon.get(state_url(table_id))
+    assert r.status_code == 401 and r.json()["code"] == "not_authenticated"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_long_poll_wakes_as_soon_as_a_move_commits(started, settings):
+    """The re-check interval is set far beyond the wait, so only the commit's wake-up can
+    answer the poll before the test's own timeout."""
+    settings.LONGPOLL_RECHECK_SECONDS = 60
+    table_id, seats = started
+    etag = seats[1].api.get(state_url(table_id))["ETag"]
+
+    async def scenario():
+        poll = asyncio.create_task(
+            AsyncClient().get(state_url(table_id, "?wait=30"), AUTHORIZATION=f"Token {seats[1].token}", IF_NONE_MATCH=etag)
+        )
+        await asyncio.sleep(0.5)
+        assert not poll.done()
+        await sync_to_async(move)(seats[0], table_id, {"type": "play", "cards": ["3C"]})
+        return await asyncio.wait_for(poll, timeout=10)
+
+    response = asyncio.run(scenario())
+    assert response.status_code == 200
+    assert response["ETag"] != etag and response.json()["turn"] == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_long_poll_sees_a_change_committed_by_another_process(started, settings):
+    settings.LONGPOLL_RECHECK_SECONDS = 0.1
+    table_id, seats = started
+
+    async def scenario():
+        poll = asyncio.create_task(
+            AsyncClient().get(state_url(table_id, "?wait=30"), AUTHORIZATION=f"Token {seats[1].token}")
+        )
+        await asyncio.sleep(0.3)
+        assert not poll.done()
+        # Another process's commit: the version changes with no in-process wake-up.
+        await sync_to_async(lambda: Table.objects.filter(pk=table_id).update(version=99))()
+        return await asyncio.wait_for(poll, timeout=10)
+
+    response = asyncio.run(scenario())
+    assert response.status_code == 200 and response.json()["version"] == 99
+
+
+@pytest.mark.django_db(transaction=True)
+def test_long_poll_that_times_out_answers_304(started):
+    table_id, seats = started
+    etag = seats[1].api.get(state_url(table_id))["ETag"]
+    r = seats[1].api.get(state_url(table_id, "?wait=0.3"), HTTP_IF_NONE_MATCH=etag)
+    assert r.status_code == 304 and r.content == b""
