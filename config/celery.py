@@ -10,3 +10,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 app = Celery("cardgames")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+app.conf.beat_schedule = {
+    "sweep-deadlines-and-bots": {"task": "games.tasks.sweep", "schedule": 5.0},
+}

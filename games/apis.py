@@ -18,7 +18,7 @@ from config.schema import IDEMPOTENCY_KEY, errors
 from games import selectors
 from games.engine import registry
 from games.models import Table
-from games.services import idempotency, moves, tables
+from games.services import automation, idempotency, moves, tables
 
 
 def _jsonable(data):
@@ -128,7 +128,10 @@ class GamesApi(APIView):
 
     @extend_schema(operation_id="games_list", responses={200: OutputSerializer(many=True)}, auth=[])
     def get(self, request):
-        return Response([g.catalogue() for g in registry.all_games()])
+        catalogue = [g.catalogue() for g in registry.all_games()]
+        for game in catalogue:
+            game["options"]["bot_delay"] = tables.BOT_DELAY_OPTION
+        return Response(catalogue)
 
 
 class TablesApi(Idempotent, APIView):
@@ -381,3 +384,42 @@ class TableStateApi(APIView):
     def get(self, request, table_id):  # pragma: no cover - served by games.longpoll
         raise NotImplementedError
 
+
+
+class TableBotsApi(Idempotent, APIView):
+    class InputSerializer(serializers.Serializer):
+        seat = serializers.IntegerField(required=False, min_value=0)
+        level = serializers.ChoiceField(choices=["random", "easy", "hard"])
+
+        class Meta:
+            ref_name = "TableAddBot"
+
+    @extend_schema(
+        operation_id="tables_bots_add",
+        parameters=[IDEMPOTENCY_KEY],
+        request=InputSerializer,
+        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
+    )
+    def post(self, request, table_id):
+        def run():
+            data = _validated(self.InputSerializer, request.data)
+            automation.table_add_bot(table_id=table_id, user=request.user, level=data["level"], seat=data.get("seat"))
+            return selectors.table_summary(get_table(table_id))
+
+        return self.idempotent(request, run)
+
+
+class TableBackApi(Idempotent, APIView):
+    @extend_schema(
+        operation_id="tables_back",
+        description="An `away` player takes the seat back from the bot (polling does not bring a player back).",
+        parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses={200: TableOutputSerializer, **errors("forbidden", "not_found", "conflict", "idempotency_key_reused")},
+    )
+    def post(self, request, table_id):
+        def run():
+            automation.table_back(table_id=table_id, user=request.user)
+            return selectors.table_summary(get_table(table_id))
+
+        return self.idempotent(request, run)

@@ -14,6 +14,7 @@ import time
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
+from django.utils import timezone
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -23,6 +24,7 @@ from config.errors import NotFound, error_body
 from games import notify, selectors
 from games.apis import TableStateApi, get_table
 from games.models import Table
+from games.services import automation
 
 
 def _authenticate(request):
@@ -38,7 +40,16 @@ def _authenticate(request):
 
 
 def _version(table_id) -> int | None:
-    return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+    """The table's version, after enforcing an overdue deadline (reads enforce deadlines
+    lazily, so a table never stays stuck while the worker or broker is down)."""
+    row = Table.objects.filter(pk=table_id).values_list("version", "deadline").first()
+    if row is None:
+        return None
+    version, deadline = row
+    if deadline is not None and deadline <= timezone.now():
+        automation.table_enforce_deadline(table_id=table_id, version=version)
+        return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+    return version
 
 
 def _etag(version: int) -> str:

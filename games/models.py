@@ -31,6 +31,10 @@ class Table(models.Model):
     version = models.PositiveIntegerField(default=1)
     move_count = models.PositiveIntegerField(default=0)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    bot_delay = models.FloatField(default=0.5, help_text="seconds a bot waits before its move")
+    # A seat played by a bot (a bot player, or a bot covering an absent player) must act:
+    # lets the periodic sweep find tables whose bot task was lost.
+    bot_pending = models.BooleanField(default=False, db_index=True)
     aborted = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -67,6 +71,11 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.index} of {self.table_id}"
+
+    @property
+    def bot_controlled(self) -> bool:
+        """A bot moves for this seat: a bot player, a player who left, or one marked away."""
+        return self.is_bot or self.left or self.away
 
 
 class Move(models.Model):

@@ -63,7 +63,7 @@ def table_summary(table: Table) -> dict:
         "version": table.version,
         "host": _player_json(table.host),
         "seats": table_seats(table),
-        "options": table.options,
+        "options": {**table.options, "bot_delay": table.bot_delay},
         "turn_timeout": table.turn_timeout,
         "private": table.private,
         "aborted": table.aborted,

@@ -66,6 +66,36 @@ def bump(table: Table, *, update_fields: list[str] | None = None) -> None:
     table.save(update_fields=fields)
     table_id = str(table.pk)
     transaction.on_commit(lambda: notify.table_changed(table_id))
+    schedule_after(table)
+
+
+def seat_rows(table: Table) -> dict[int, Seat]:
+    """Current seat -> seat row."""
+    rows = {row.index: row for row in table.seats.all()}
+    return {seat: rows[player] for seat, player in enumerate(seat_players(table))}
+
+
+def schedule_after(table: Table) -> None:
+    """Record whether a bot must act now, and queue the follow-up tasks (a bot move, the
+    deadline) for when the change commits."""
+    pending = False
+    if table.status == Table.Status.ACTIVE and table.state is not None:
+        rows = seat_rows(table)
+        pending = any(rows[s].bot_controlled for s in engine_for(table).to_act(table.state))
+    if pending != table.bot_pending:
+        table.bot_pending = pending
+        Table.objects.filter(pk=table.pk).update(bot_pending=pending)
+    table_id, version, deadline, delay = str(table.pk), table.version, table.deadline, table.bot_delay
+
+    def queue():
+        from games import tasks
+
+        if pending:
+            tasks.queue_bot_move(table_id, version, delay)
+        if deadline is not None:
+            tasks.queue_deadline(table_id, version, deadline)
+
+    transaction.on_commit(queue)
 
 
 def apply_move(

@@ -26,9 +26,11 @@ def move_submit(*, table_id, user, move: dict, expected_version: int | None = No
         if table.status != Table.Status.ACTIVE:
             raise Conflict("the table is not in play")
         seat = current_seat(table, row)
-        events, _ = apply_move(table, seat=seat, move=move, by=Move.By.PLAYER, user=user)
         if row.away or row.timeouts_in_row:
+            # Cleared before the move so that the follow-up scheduling sees a human seat;
+            # a rejected move rolls this back with everything else.
             row.away = False
             row.timeouts_in_row = 0
             row.save(update_fields=["away", "timeouts_in_row"])
+        events, _ = apply_move(table, seat=seat, move=move, by=Move.By.PLAYER, user=user)
         return table, seat, events

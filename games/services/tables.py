@@ -16,6 +16,16 @@ from .common import bump, engine_error, engine_for, lock_table, refresh_deadline
 
 MAX_TURN_TIMEOUT = 7 * 24 * 3600
 MAX_SEED = 2**63 - 1
+DEFAULT_BOT_DELAY = 0.5
+MAX_BOT_DELAY = 60
+# api.md: `bot_delay` is a table option of every game, handled here rather than by engines.
+BOT_DELAY_OPTION = {
+    "type": "number",
+    "default": DEFAULT_BOT_DELAY,
+    "minimum": 0,
+    "maximum": MAX_BOT_DELAY,
+    "description": "seconds a bot waits before its move, so humans can follow",
+}
 
 
 def table_create(
@@ -51,6 +61,10 @@ def table_create(
         raise Invalid("seed out of range", {"fields": {"seed": ["must be between 0 and 2^63-1"]}})
     if first_dealer is not None and not 0 <= first_dealer < seats:
         raise Invalid("first_dealer out of range", {"fields": {"first_dealer": [f"must be 0..{seats - 1}"]}})
+    options = dict(options or {})
+    bot_delay = options.pop("bot_delay", DEFAULT_BOT_DELAY)
+    if isinstance(bot_delay, bool) or not isinstance(bot_delay, (int, float)) or not 0 <= bot_delay <= MAX_BOT_DELAY:
+        raise Invalid("bot_delay out of range", {"fields": {"options": {"bot_delay": [f"seconds, 0..{MAX_BOT_DELAY}"]}}})
     try:
         clean_options = engine.validate_options(options)
     except engine_base.InvalidMove as exc:
@@ -74,6 +88,7 @@ def table_create(
             deck=deck,
             first_dealer=first_dealer,
             seed=seed,
+            bot_delay=float(bot_delay),
         )
         Seat.objects.bulk_create(
             [Seat(table=table, index=i, user=user if i == 0 else None) for i in range(seats)]

@@ -1,0 +1,115 @@
+"""Moves the server makes by itself: timeout moves at a decision's deadline and bot moves
+for bot-controlled seats. Both go through `apply_move` like a human's move, under the table
+lock, and do nothing when the table has moved on since they were queued (ARCHITECTURE
+convention 7)."""
+
+from __future__ import annotations
+
+import random
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.errors import Conflict, Forbidden, Invalid
+from games import bots
+from games.models import Move, Table
+
+from .common import apply_move, bump, engine_for, lock_table, schedule_after, seat_rows
+
+AWAY_AFTER_TIMEOUTS = 2
+
+
+def table_enforce_deadline(*, table_id, version: int | None = None) -> bool:
+    """Apply the timeout move of every seat that must act once the deadline has passed.
+    Two timeouts in a row mark a human seat away (api.md: time, bots and absence)."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if version is not None and table.version != version:
+            return False
+        if table.status != Table.Status.ACTIVE or table.deadline is None or table.deadline > timezone.now():
+            return False
+        engine = engine_for(table)
+        rows = seat_rows(table)
+        acted = False
+        for seat in engine.to_act(table.state):
+            if table.status != Table.Status.ACTIVE or seat not in engine.to_act(table.state):
+                continue
+            apply_move(table, seat=seat, move=engine.timeout_move(table.state, seat), by=Move.By.SERVER)
+            acted = True
+            row = rows[seat]
+            if not row.bot_controlled:
+                row.timeouts_in_row += 1
+                row.away = row.timeouts_in_row >= AWAY_AFTER_TIMEOUTS
+                row.save(update_fields=["timeouts_in_row", "away"])
+        if acted:
+            # The away flags changed after the last move's version: publish them too.
+            schedule_after(table)
+        return acted
+
+
+def table_bot_step(*, table_id, version: int | None = None) -> bool:
+    """One move for the first bot-controlled seat that must act, chosen from that seat's
+    view only."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if version is not None and table.version != version:
+            return False
+        if table.status != Table.Status.ACTIVE:
+            return False
+        engine = engine_for(table)
+        rows = seat_rows(table)
+        seat = next((s for s in engine.to_act(table.state) if rows[s].bot_controlled), None)
+        if seat is None:
+            return False
+        view = engine.view(table.state, seat)
+        level = rows[seat].bot_level or "easy"
+        move = bots.choose_move(table.game, level, view, random.Random(secrets.randbits(64)))
+        apply_move(table, seat=seat, move=move, by=Move.By.BOT)
+        return True
+
+
+def table_back(*, table_id, user) -> Table:
+    """An away player takes their seat back from the bot."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        row = table.seats.filter(user=user, is_bot=False).first()
+        if row is None:
+            raise Forbidden("you do not sit at this table")
+        if row.left:
+            raise Conflict("you left this table")
+        if not row.away:
+            raise Conflict("you are not away")
+        row.away = False
+        row.timeouts_in_row = 0
+        row.save(update_fields=["away", "timeouts_in_row"])
+        bump(table, update_fields=[])
+        return table
+
+
+def table_add_bot(*, table_id, user, level: str, seat: int | None = None) -> Table:
+    """Host only, before the start: a bot of `level` takes a free seat."""
+    from accounts.services import bot_user_get_or_create
+
+    if level not in bots.LEVELS:
+        raise Invalid("unknown bot level", {"fields": {"level": [f"must be one of {list(bots.LEVELS)}"]}})
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.host_id != user.pk:
+            raise Forbidden("only the host may add bots")
+        if table.status != Table.Status.OPEN:
+            raise Conflict("the table has already started")
+        free = table.seats.filter(user__isnull=True).order_by("index")
+        if seat is not None:
+            if not 0 <= seat < table.seat_count:
+                raise Invalid("no such seat", {"fields": {"seat": [f"must be 0..{table.seat_count - 1}"]}})
+            free = free.filter(index=seat)
+        row = free.first()
+        if row is None:
+            raise Conflict("that seat is taken" if seat is not None else "the table is full")
+        row.user = bot_user_get_or_create(level=level)
+        row.is_bot = True
+        row.bot_level = level
+        row.save(update_fields=["user", "is_bot", "bot_level"])
+        bump(table, update_fields=[])
+        return table

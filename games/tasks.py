@@ -1,0 +1,72 @@
+"""Thin Celery tasks: they take a table id and the version they were queued for, call one
+service, and do nothing when the table has moved on (ARCHITECTURE convention 7)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from games.models import Table
+from games.services import automation
+
+SWEEP_SECONDS = 5.0
+_eager = threading.local()
+
+
+@shared_task(ignore_result=True)
+def enforce_deadline(table_id: str, version: int) -> bool:
+    return automation.table_enforce_deadline(table_id=table_id, version=version)
+
+
+@shared_task(ignore_result=True)
+def bot_move(table_id: str, version: int) -> None:
+    """One bot move. In eager mode (tests, CELERY_TASK_ALWAYS_EAGER) the follow-up bot moves
+    are run by a loop here instead of recursing through on-commit hooks."""
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        automation.table_bot_step(table_id=table_id, version=version)
+        return
+    if getattr(_eager, "running", False):
+        _eager.pending = (table_id, version)
+        return
+    _eager.running = True
+    try:
+        job = (table_id, version)
+        while job is not None:
+            _eager.pending = None
+            automation.table_bot_step(table_id=job[0], version=job[1])
+            job = _eager.pending
+    finally:
+        _eager.running = False
+        _eager.pending = None
+
+
+@shared_task(ignore_result=True)
+def sweep() -> int:
+    """Beat, every few seconds: enforce every overdue deadline whose task was lost, and move
+    bots whose task was lost (a bot seat waiting well past its delay)."""
+    now = timezone.now()
+    done = 0
+    for table_id, version in Table.objects.filter(status=Table.Status.ACTIVE, deadline__lte=now).values_list("pk", "version"):
+        done += bool(automation.table_enforce_deadline(table_id=table_id, version=version))
+    stale = now - timedelta(seconds=SWEEP_SECONDS)
+    waiting = Table.objects.filter(Q(status=Table.Status.ACTIVE) & Q(bot_pending=True) & Q(updated_at__lte=stale))
+    for table_id, version in waiting.values_list("pk", "version"):
+        done += bool(automation.table_bot_step(table_id=table_id, version=version))
+    return done
+
+
+def queue_bot_move(table_id: str, version: int, delay: float) -> None:
+    bot_move.apply_async((table_id, version), countdown=max(delay, 0))
+
+
+def queue_deadline(table_id: str, version: int, deadline: datetime) -> None:
+    # Eager mode would run the timeout at once instead of at the deadline: there the sweep
+    # and the lazy check on reads enforce deadlines.
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return
+    enforce_deadline.apply_async((table_id, version), eta=deadline)
