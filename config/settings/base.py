@@ -172,7 +172,7 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "filesystem://")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", REDIS_URL or None)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-CELERY_BROKER_DIR = VAR_DIR / "celery-broker"
+CELERY_BROKER_DIR = Path(os.environ.get("CELERY_BROKER_DIR", VAR_DIR / "celery-broker"))
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for sub in ("out", "processed"):
         (CELERY_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connections
 from django.test import AsyncClient
 
 from games.models import Table
@@ -89,7 +90,10 @@ def test_long_poll_wakes_as_soon_as_a_move_commits(started, settings):
         await asyncio.sleep(0.5)
         assert not poll.done()
         await sync_to_async(move)(seats[0], table_id, {"type": "play", "cards": ["3C"]})
-        return await asyncio.wait_for(poll, timeout=10)
+        try:
+            return await asyncio.wait_for(poll, timeout=10)
+        finally:
+            await sync_to_async(connections.close_all)()
 
     response = asyncio.run(scenario())
     assert response.status_code == 200
@@ -109,7 +113,10 @@ def test_long_poll_sees_a_change_committed_by_another_process(started, settings)
         assert not poll.done()
         # Another process's commit: the version changes with no in-process wake-up.
         await sync_to_async(lambda: Table.objects.filter(pk=table_id).update(version=99))()
-        return await asyncio.wait_for(poll, timeout=10)
+        try:
+            return await asyncio.wait_for(poll, timeout=10)
+        finally:
+            await sync_to_async(connections.close_all)()
 
     response = asyncio.run(scenario())
     assert response.status_code == 200 and response.json()["version"] == 99
