@@ -1,0 +1,683 @@
+"""President (also Scum, Capitalism): a climbing card game for 4-7 players.
+
+Rules from `shared/spec/president.md` (rule ids P-1 .. P-9):
+
+- P-1 One 52-card deck (54 with `jokers`, P-9.5). Ranks low to high 3 4 5 6 7 8 9 10 J Q K A 2;
+  suits never matter.
+- P-2 The first dealer is drawn from the seed (or fixed by the table); from the second hand on
+  the previous President deals (P-2.1). Every card is dealt one at a time from the dealer's
+  left, the first players dealt get the extra cards (P-2.2). `seating: by_rank` moves the
+  players into finishing order after each hand, President in seat 0 (P-2.3).
+- P-3 From the second hand, after the deal: the last-placed player's highest card goes to the
+  President automatically, and the President gives back any one card (`give` move, P-3.1).
+  `exchange: none` skips it, `two` doubles it (two cards between President and Scum, one
+  between Vice President and Vice-scum, P-3.2). Timeout: the lowest card(s) (P-3.3).
+- P-4 The dealer's left leads the first trick (P-4.1); the leader plays one card or a set of
+  one rank and may not pass (P-4.2); the others beat it with as many cards of a higher rank
+  (P-4.3) or pass, which never stops them later in the trick (P-4.4). The trick ends when
+  every other player holding cards has passed since the last play; the last player leads the
+  next trick, or the next player holding cards if they went out (P-4.5, P-4.6). Players
+  without cards are skipped (P-4.7). Timeout: pass, or the lowest single card when leading
+  (P-4.8).
+- P-5 Playing one's last card goes out with the next finishing place (P-5.1); the hand ends
+  when one player still holds cards, who takes last place (P-5.2).
+- P-6 Roles by place (President, Vice President, neutrals, Vice-scum, Scum / Super scum) score
+  +2, +1, 0, -1, -2.
+- P-7 The game ends after the hand in which someone reaches `target_score` (or after `hands`
+  hands when set) once one player leads alone; tied leaders play on hand by hand.
+- P-8 Public: plays, passes, counts, places, roles, scores, variations, revolution. Private:
+  the own hand and the cards of one's own exchange.
+- P-9 Variations (options, off by default): `larger_sets_beat_lower` (P-9.1),
+  `larger_sets_beat_any` (P-9.2), `equal_rank_beats` with the skip (P-9.3), `revolution`
+  (P-9.4), `jokers` (P-9.5), `twos_high_and_low` (P-9.6), `clear_threes` (P-9.7). A play is
+  legal when any enabled rule allows it, jokers and clear threes being decided first.
+
+State keys are per *current* seat; `seat_players` maps each seat to the player sitting there
+and is permuted, with the scores and the previous places, when `by_rank` reseats.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from . import cards
+from .base import Game, GameConflict, IllegalMove, InvalidMove, NotYourTurn, Option
+from .registry import register
+
+# P-1.2: the natural order, low to high.
+ORDER = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
+JOKER = "joker"
+SUIT_INDEX = {"C": 0, "D": 1, "H": 2, "S": 3}
+# Ruling: the two jokers are one rank (P-9.5 "two jokers make a pair"); when a tie between them
+# must be broken (the Scum's highest card, sorting) RJ comes first, as in the standard deck.
+JOKER_INDEX = {"RJ": 0, "BJ": 1}
+
+# P-6: roles by finishing place, and the points of each role.
+ROLES = {
+    4: ("president", "vice_president", "vice_scum", "scum"),
+    5: ("president", "vice_president", "neutral", "vice_scum", "scum"),
+    6: ("president", "vice_president", "upper_neutral", "lower_neutral", "vice_scum", "scum"),
+    7: (
+        "president",
+        "vice_president",
+        "upper_neutral",
+        "neutral",
+        "lower_neutral",
+        "vice_scum",
+        "super_scum",
+    ),
+}
+POINTS = {
+    "president": 2,
+    "vice_president": 1,
+    "upper_neutral": 0,
+    "neutral": 0,
+    "lower_neutral": 0,
+    "vice_scum": -1,
+    "scum": -2,
+    "super_scum": -2,
+}
+
+VARIATIONS = (
+    "larger_sets_beat_lower",
+    "larger_sets_beat_any",
+    "equal_rank_beats",
+    "revolution",
+    "jokers",
+    "twos_high_and_low",
+    "clear_threes",
+)
+
+
+def rank_of(card: str) -> str:
+    return JOKER if card in cards.JOKERS else cards.rank_of(card)
+
+
+def card_key(card: str) -> tuple[int, int]:
+    """Hands and moves are sorted in the natural rank order, then suit C D H S."""
+    if card in cards.JOKERS:
+        return (len(ORDER), JOKER_INDEX[card])
+    return (ORDER.index(cards.rank_of(card)), SUIT_INDEX[cards.suit_of(card)])
+
+
+def rank_value(rank: str, revolution: bool) -> int:
+    # Ruling: jokers stay above every other card during a revolution (P-9.5 "beats every other
+    # card"); only the 13 ordinary ranks are reversed by P-9.4.
+    if rank == JOKER:
+        return len(ORDER)
+    value = ORDER.index(rank)
+    return len(ORDER) - 1 - value if revolution else value
+
+
+def _copy_state(state: dict) -> dict:
+    """A copy that `apply` may mutate, made in O(cards) on the hot path. The engine replaces the
+    small dicts nested in the trick, the exchange and `last_trick` instead of editing them, so
+    the containers it edits in place (the lists) are the ones copied here."""
+    st = dict(state)
+    st["options"] = dict(state["options"])
+    for key in ("seat_players", "scores", "prev_places", "places", "finish_order", "winners"):
+        st[key] = list(state[key])
+    st["hands"] = [list(h) for h in state["hands"]]
+    trick = state["trick"]
+    st["trick"] = {**trick, "plays": list(trick["plays"]), "passed": list(trick["passed"])}
+    exchange = state["exchange"]
+    st["exchange"] = {"pending": list(exchange["pending"]), "log": list(exchange["log"])}
+    return st
+
+
+def _clone(value):
+    """A deep copy of JSON data, several times faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clone(v) for v in value]
+    return value
+
+
+def role_of(players: int, place: int | None) -> str | None:
+    return None if place is None else ROLES[players][place - 1]
+
+
+class President(Game):
+    slug = "president"
+    name = "President"
+    min_players = 4
+    max_players = 7
+    options = {
+        "target_score": Option(
+            "int", 11, "P-7.1: the game ends after the hand in which a player reaches this total.", minimum=1
+        ),
+        "hands": Option(
+            "int",
+            None,
+            "P-7.2: when set, the game ends after this many hands instead of by target_score "
+            "(tied leaders play on).",
+            minimum=1,
+            nullable=True,
+        ),
+        "seating": Option(
+            "choice",
+            "fixed",
+            "P-2.3: 'fixed' keeps the seats; 'by_rank' moves the players into finishing order "
+            "after each hand, President in seat 0.",
+            choices=("fixed", "by_rank"),
+        ),
+        "exchange": Option(
+            "choice",
+            "one",
+            "P-3: card exchange from the second hand: 'none'; 'one' (Scum's highest card to the "
+            "President, who gives one back); 'two' (two cards between President and Scum, one "
+            "between Vice President and Vice-scum).",
+            choices=("none", "one", "two"),
+        ),
+        "larger_sets_beat_lower": Option(
+            "bool", False, "P-9.1: a play of more cards beats a smaller play of a strictly lower rank."
+        ),
+        "larger_sets_beat_any": Option("bool", False, "P-9.2: a play of more cards beats any smaller play."),
+        "equal_rank_beats": Option(
+            "bool",
+            False,
+            "P-9.3: a play of the same size and equal rank beats the standing play and skips the next player.",
+        ),
+        "revolution": Option(
+            "bool",
+            False,
+            "P-9.4: four of a kind (in one play, or four single cards of one rank in a row) reverses "
+            "the rank order and the direction of play; another one restores them.",
+        ),
+        "jokers": Option("bool", False, "P-9.5: two jokers join the deck and beat every other card."),
+        "twos_high_and_low": Option(
+            "bool",
+            False,
+            "P-9.6: a 2 beats any play of its size, and any play beats a standing 2 of its size.",
+        ),
+        "clear_threes": Option(
+            "bool",
+            False,
+            "P-9.7: 3s beat any play of their size and take its rank; a led 3 is the lowest card.",
+        ),
+    }
+
+    # --- lifecycle ------------------------------------------------------------------------
+    def new_game(self, *, players, options, seed, deck=None, first_dealer=None):
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            raise InvalidMove("President needs 4 to 7 players", fields={"seats": ["must be 4 to 7"]})
+        options = self.validate_options(options)
+        if deck is not None:
+            deck = cards.check_fixed_deck(deck, cards.standard_deck(jokers=options["jokers"]))
+        if first_dealer is None:
+            first_dealer = cards.deal_rng(seed, -1).randrange(players)
+        elif (
+            isinstance(first_dealer, bool)
+            or not isinstance(first_dealer, int)
+            or not 0 <= first_dealer < players
+        ):
+            raise InvalidMove(
+                "first_dealer must be a seat", fields={"first_dealer": ["must be a seat number"]}
+            )
+        state = {
+            "players": players,
+            "seed": seed,
+            "status": "active",
+            "options": options,
+            "phase": "play",
+            "hand_no": 1,
+            "dealer": first_dealer,
+            "turn": None,
+            "seat_players": list(range(players)),
+            "scores": [0] * players,
+            "prev_places": [None] * players,
+            "overtime": False,
+            "winners": [],
+        }
+        self._start_hand(state, [], deck)
+        return state
+
+    def to_act(self, state):
+        if state["status"] == "finished":
+            return []
+        if state["phase"] == "exchange":
+            return sorted(p["seat"] for p in state["exchange"]["pending"])
+        return [state["turn"]]
+
+    def is_finished(self, state):
+        return state["status"] == "finished"
+
+    def seat_players(self, state):
+        return list(state["seat_players"])
+
+    # --- moves ------------------------------------------------------------------------------
+    def legal_moves(self, state, seat):
+        if seat not in self.to_act(state):
+            return []
+        hand = state["hands"][seat]
+        if state["phase"] == "exchange":
+            count = self._pending(state, seat)["count"]
+            return [{"type": "give", "cards": list(c)} for c in itertools.combinations(hand, count)]
+        standing = state["trick"]["standing"]
+        moves = []
+        for rank, group in itertools.groupby(hand, key=rank_of):
+            group = list(group)
+            for size in range(1, len(group) + 1):
+                if standing is not None and self._beats(state, rank, size, standing) is None:
+                    continue
+                moves.extend({"type": "play", "cards": list(c)} for c in itertools.combinations(group, size))
+        if standing is not None:
+            moves.append({"type": "pass"})
+        return moves
+
+    def timeout_move(self, state, seat):
+        hand = state["hands"][seat]
+        if state["phase"] == "exchange":
+            # P-3.3: hands are kept in ascending order, and no revolution is on before the first lead.
+            return {"type": "give", "cards": hand[: self._pending(state, seat)["count"]]}
+        if state["trick"]["standing"] is not None:
+            return {"type": "pass"}  # P-4.8
+        # P-4.8. Ruling: "lowest" is in the order in force, so during a revolution it is a 2.
+        lowest = min(hand, key=lambda c: (rank_value(rank_of(c), state["revolution"]), card_key(c)[1]))
+        return {"type": "play", "cards": [lowest]}
+
+    def apply(self, state, seat, move):
+        if state["status"] == "finished":
+            raise GameConflict("the game is over")
+        if seat not in self.to_act(state):
+            raise NotYourTurn("it is not your turn")
+        kind, played = self._parse(state, seat, move)
+        taken = self._check(state, seat, kind, played)
+        st = _copy_state(state)
+        events: list[dict] = []
+        if kind == "give":
+            self._give(st, seat, played, events)
+        elif kind == "pass":
+            self._pass(st, seat, events)
+        else:
+            self._play(st, seat, played, taken, events)
+        return st, events
+
+    def _check(self, state, seat, kind, played):
+        """Raise IllegalMove for a forbidden move; for a play, return the rank it takes."""
+        if state["phase"] == "exchange":
+            if kind != "give":
+                raise IllegalMove("the card exchange comes before the first lead", rule="P-3.1")
+            count = self._pending(state, seat)["count"]
+            if len(played) != count:
+                rule = "P-3.2" if state["options"]["exchange"] == "two" else "P-3.1"
+                raise IllegalMove(f"give exactly {count} card(s)", rule=rule)
+            return None
+        if kind == "give":
+            raise IllegalMove("cards are exchanged only after the deal, before the first lead", rule="P-3.1")
+        standing = state["trick"]["standing"]
+        if kind == "pass":
+            if standing is None:
+                raise IllegalMove("the leader must play", rule="P-4.2")
+            return None
+        ranks = {rank_of(c) for c in played}
+        if len(ranks) != 1:
+            raise IllegalMove("a play is one card or a set of cards of one rank", rule="P-4.2")
+        rank = ranks.pop()
+        if standing is None:
+            return rank
+        taken = self._beats(state, rank, len(played), standing)
+        if taken is None:
+            rule = "P-9.5" if standing["rank"] == JOKER else "P-4.3"
+            raise IllegalMove("that play does not beat the standing play", rule=rule)
+        return taken
+
+    def _parse(self, state, seat, move):
+        if not isinstance(move, dict):
+            raise InvalidMove("a move must be an object")
+        kind = move.get("type")
+        if kind not in ("play", "pass", "give"):
+            raise InvalidMove("unknown move type", fields={"type": ["must be play, pass or give"]})
+        allowed = {"type"} if kind == "pass" else {"type", "cards"}
+        extra = sorted(str(k) for k in move if k not in allowed)
+        if extra:
+            raise InvalidMove(f"unexpected field(s) {extra}", fields={k: ["unexpected field"] for k in extra})
+        if kind == "pass":
+            return kind, []
+        played = move.get("cards")
+        if "cards" not in move:
+            raise InvalidMove("cards is required", fields={"cards": ["required"]})
+        if not isinstance(played, list) or not played:
+            raise InvalidMove(
+                "cards must be a non-empty list of card codes", fields={"cards": ["must be a non-empty list"]}
+            )
+        jokers = state["options"]["jokers"]
+        if not all(cards.is_card(c, jokers=jokers) for c in played):
+            raise InvalidMove("cards holds an unknown card code", fields={"cards": ["unknown card code"]})
+        if len(set(played)) != len(played):
+            raise InvalidMove("cards holds a card twice", fields={"cards": ["duplicate card"]})
+        if not set(played) <= set(state["hands"][seat]):
+            raise InvalidMove("you do not hold every card you sent", fields={"cards": ["not in your hand"]})
+        return kind, sorted(played, key=card_key)
+
+    # --- the exchange (P-3) -------------------------------------------------------------------
+    def _pending(self, state, seat):
+        return next(p for p in state["exchange"]["pending"] if p["seat"] == seat)
+
+    def _transfer(self, st, giver, receiver, given, events, auto):
+        st["hands"][giver] = [c for c in st["hands"][giver] if c not in given]
+        st["hands"][receiver] = sorted(st["hands"][receiver] + given, key=card_key)
+        st["exchange"]["log"].append({"from": giver, "to": receiver, "cards": given})
+        events.append(
+            {
+                "type": "give",
+                "from": giver,
+                "to": receiver,
+                "count": len(given),
+                "auto": auto,
+                "secret": {"cards": list(given)},
+                "secret_to": sorted([giver, receiver]),
+            }
+        )
+
+    def _start_exchange(self, st, events):
+        seat_of = {place: s for s, place in enumerate(st["prev_places"])}
+        n = st["players"]
+        # P-3.1: the last place (Scum, or Super scum with 7) trades with the President; P-3.2:
+        # with `two` also the next-to-last (Vice-scum) with the Vice President.
+        pairs = [(seat_of[n], seat_of[1], 1)]
+        if st["options"]["exchange"] == "two":
+            pairs = [(seat_of[n], seat_of[1], 2), (seat_of[n - 1], seat_of[2], 1)]
+        for low, high, count in pairs:
+            # P-3.1: the server picks the highest cards, ties by suit C, D, H, S.
+            hand = sorted(st["hands"][low], key=lambda c: (-card_key(c)[0], card_key(c)[1]))
+            self._transfer(st, low, high, sorted(hand[:count], key=card_key), events, auto=True)
+            st["exchange"]["pending"].append({"seat": high, "to": low, "count": count})
+        st["phase"] = "exchange"
+        st["turn"] = None
+
+    def _give(self, st, seat, given, events):
+        pending = self._pending(st, seat)
+        self._transfer(st, seat, pending["to"], given, events, auto=False)
+        st["exchange"]["pending"].remove(pending)
+        if not st["exchange"]["pending"]:
+            self._begin_play(st, events)
+
+    # --- play (P-4, P-5, P-9) -------------------------------------------------------------
+    def _begin_play(self, st, events):
+        st["phase"] = "play"
+        st["turn"] = (st["dealer"] + 1) % st["players"]  # P-4.1, everybody holds cards now
+        events.append({"type": "lead", "seat": st["turn"]})
+
+    def _beats(self, st, rank, size, standing):
+        """The rank the play takes when `size` cards of `rank` beat `standing`, else None."""
+        opts = st["options"]
+        s_rank, s_size = standing["rank"], standing["count"]
+        # Jokers and clear threes are decided first (P-9 interplay).
+        # Ruling: a standing joker play can be beaten only by jokers, whatever other variation
+        # is on (P-9.5 "a joker beats every other card"); between jokers the other rules apply.
+        if s_rank == JOKER and rank != JOKER:
+            return None
+        if opts["clear_threes"] and rank == "3" and size == s_size:
+            return s_rank  # P-9.7: the 3s take the rank of the play they beat
+        mine, theirs = rank_value(rank, st["revolution"]), rank_value(s_rank, st["revolution"])
+        legal = (
+            (size == s_size and mine > theirs)  # P-4.3
+            or (opts["larger_sets_beat_lower"] and size > s_size and mine > theirs)  # P-9.1
+            or (opts["larger_sets_beat_any"] and size > s_size)  # P-9.2
+            or (opts["equal_rank_beats"] and size == s_size and mine == theirs)  # P-9.3
+            or (opts["twos_high_and_low"] and size == s_size and "2" in (rank, s_rank))  # P-9.6
+        )
+        return rank if legal else None
+
+    def _next_holder(self, st, seat):
+        """The next seat in the direction of play that still holds cards (P-4.7)."""
+        n = st["players"]
+        step = -1 if st["revolution"] else 1  # P-9.4 reverses the direction
+        for i in range(1, n + 1):
+            nxt = (seat + step * i) % n
+            if st["hands"][nxt]:
+                return nxt
+        return seat
+
+    def _pass(self, st, seat, events):
+        st["trick"]["passed"].append(seat)  # P-4.4
+        events.append({"type": "pass", "seat": seat})
+        self._advance(st, seat, events)
+
+    def _play(self, st, seat, played, taken, events):
+        rank = rank_of(played[0])
+        trick = st["trick"]
+        standing = trick["standing"]
+        # P-9.3. Ruling: the skip follows every same-size play of the standing play's rank while
+        # equal_rank_beats is on, whichever rule made it legal (a 2 on a 2 with P-9.6 too).
+        skip = (
+            standing is not None
+            and st["options"]["equal_rank_beats"]
+            and len(played) == standing["count"]
+            and rank == standing["rank"]
+        )
+        st["hands"][seat] = [c for c in st["hands"][seat] if c not in played]
+        trick["standing"] = {"seat": seat, "cards": played, "count": len(played), "rank": taken}
+        trick["plays"].append({"seat": seat, "cards": played})
+        trick["passed"] = []
+        events.append({"type": "play", "seat": seat, "cards": list(played), "rank": taken})
+        self._check_revolution(st, rank, len(played), events)
+        if not st["hands"][seat]:
+            self._go_out(st, seat, events)  # P-5.1
+        if sum(1 for h in st["hands"] if h) <= 1:
+            self._end_hand(st, events)  # P-5.2
+            return
+        cursor = seat
+        if skip:
+            # Ruling: with only two players holding cards, skipping the other one ends the trick
+            # (every other player has passed, P-4.5), so the matcher "plays again" by leading.
+            cursor = self._next_holder(st, seat)
+            trick["passed"].append(cursor)
+            events.append({"type": "skip", "seat": cursor})
+        self._advance(st, cursor, events)
+
+    def _check_revolution(self, st, rank, size, events):
+        """P-9.4. Ruling: the four single cards must be successive plays of one trick (passes
+        between them do not break the run); the run counts natural ranks, so 3s that took
+        another rank (P-9.7) still count as 3s."""
+        if not st["options"]["revolution"]:
+            return
+        trick = st["trick"]
+        run = trick["run"]
+        if size == 1:
+            run = {"rank": rank, "count": run["count"] + 1 if run and run["rank"] == rank else 1}
+        else:
+            run = None
+        trick["run"] = run
+        if size == 4 or (run and run["count"] == 4):
+            # Ruling: the trick in progress goes on under the new order and direction (the spec's
+            # ruling); the revolution state is reset at every deal.
+            st["revolution"] = not st["revolution"]
+            trick["run"] = None
+            events.append({"type": "revolution", "active": st["revolution"]})
+
+    def _go_out(self, st, seat, events):
+        st["finish_order"].append(seat)
+        st["places"][seat] = len(st["finish_order"])
+        events.append({"type": "out", "seat": seat, "place": st["places"][seat]})
+
+    def _advance(self, st, cursor, events):
+        """After a play or a pass: end the trick (P-4.5) or hand the turn on from `cursor`."""
+        trick = st["trick"]
+        last = trick["standing"]["seat"]
+        others = [s for s in range(st["players"]) if st["hands"][s] and s != last]
+        if all(s in trick["passed"] for s in others):
+            # P-4.5, P-4.6. Ruling: "the next player clockwise" follows the direction of play
+            # in force (reversed during a revolution).
+            leader = last if st["hands"][last] else self._next_holder(st, last)
+            st["last_trick"] = {"plays": trick["plays"], "winner": last}
+            st["trick"] = self._empty_trick()
+            st["turn"] = leader
+            events.append({"type": "trick_end", "winner": last, "leader": leader})
+        else:
+            st["turn"] = self._next_holder(st, cursor)
+
+    @staticmethod
+    def _empty_trick():
+        return {"standing": None, "plays": [], "passed": [], "run": None}
+
+    # --- hands and the game (P-2, P-6, P-7) --------------------------------------------------
+    def _start_hand(self, st, events, deck=None):
+        n = st["players"]
+        deal_no = st["hand_no"] - 1
+        if deck is None or deal_no != 0:
+            deck = cards.shuffled(cards.standard_deck(jokers=st["options"]["jokers"]), st["seed"], deal_no)
+        hands = [[] for _ in range(n)]
+        for i, card in enumerate(deck):
+            hands[(st["dealer"] + 1 + i) % n].append(card)  # P-2.2
+        st["hands"] = [sorted(h, key=card_key) for h in hands]
+        st["places"] = [None] * n
+        st["finish_order"] = []
+        st["revolution"] = False
+        st["trick"] = self._empty_trick()
+        st["last_trick"] = None
+        st["exchange"] = {"pending": [], "log": []}
+        events.append(
+            {
+                "type": "deal",
+                "hand": st["hand_no"],
+                "dealer": st["dealer"],
+                "card_counts": [len(h) for h in st["hands"]],
+            }
+        )
+        if st["hand_no"] > 1 and st["options"]["exchange"] != "none":
+            self._start_exchange(st, events)  # P-3
+        else:
+            self._begin_play(st, events)
+
+    def _end_hand(self, st, events):
+        n = st["players"]
+        for s in range(n):
+            if st["hands"][s]:
+                self._go_out(st, s, events)  # P-5.2: the last holder takes last place
+        points = [POINTS[role_of(n, p)] for p in st["places"]]  # P-6
+        st["scores"] = [a + b for a, b in zip(st["scores"], points, strict=True)]
+        st["prev_places"] = list(st["places"])
+        events.append(
+            {
+                "type": "hand_end",
+                "hand": st["hand_no"],
+                "places": list(st["places"]),
+                "roles": [role_of(n, p) for p in st["places"]],
+                "points": points,
+                "scores": list(st["scores"]),
+            }
+        )
+        opts = st["options"]
+        if opts["hands"] is not None:
+            st["overtime"] = st["overtime"] or st["hand_no"] >= opts["hands"]  # P-7.2
+        else:
+            st["overtime"] = st["overtime"] or max(st["scores"]) >= opts["target_score"]  # P-7.1
+        top = max(st["scores"])
+        # Ruling: once the end is due, tied leaders play on until one leads alone, even if the
+        # lead total has meanwhile dropped below the target.
+        if st["overtime"] and st["scores"].count(top) == 1:
+            st["status"] = "finished"
+            st["phase"] = "finished"
+            st["turn"] = None
+            st["winners"] = [st["scores"].index(top)]
+            events.append({"type": "game_end", "winners": list(st["winners"]), "scores": list(st["scores"])})
+            return
+        st["dealer"] = st["finish_order"][0]  # P-2.1
+        if opts["seating"] == "by_rank":
+            # P-2.3: new seat i takes the player who finished i-th. Ruling: the reseating is
+            # clockwise whatever the revolution state, which ends with the hand anyway.
+            order = list(st["finish_order"])
+            for key in ("seat_players", "scores", "prev_places"):
+                st[key] = [st[key][old] for old in order]
+            st["dealer"] = 0
+            events.append({"type": "reseat", "from_seats": order, "seat_players": list(st["seat_players"])})
+        st["hand_no"] += 1
+        self._start_hand(st, events)
+
+    # --- views ---------------------------------------------------------------------------------
+    def view(self, state, seat):
+        n = state["players"]
+        trick = state["trick"]
+        passed = set(trick["passed"])
+        roles = [role_of(n, p) for p in state["prev_places"]]
+        you = None
+        if seat is not None:
+            log = state["exchange"]["log"]
+            pending = [p["count"] for p in state["exchange"]["pending"] if p["seat"] == seat]
+            you = {
+                "seat": seat,
+                "hand": list(state["hands"][seat]),
+                "received": [c for e in log if e["to"] == seat for c in e["cards"]],
+                "gave": [c for e in log if e["from"] == seat for c in e["cards"]],
+                "must_give": pending[0] if pending else 0,
+            }
+        seats = [
+            {
+                "player": state["seat_players"][s],
+                "card_count": len(state["hands"][s]),
+                "out": state["places"][s] is not None and not state["hands"][s],
+                "place": state["places"][s],
+                "role": roles[s],
+                "passed": s in passed,
+            }
+            for s in range(n)
+        ]
+        opts = state["options"]
+        previous = None
+        if state["prev_places"][0] is not None:
+            previous = {
+                "places": list(state["prev_places"]),
+                "roles": roles,
+                "points": [POINTS[r] for r in roles],
+            }
+        public = {
+            "hand": state["hand_no"],
+            "trick": _clone(trick["standing"]),
+            "trick_plays": _clone(trick["plays"]),
+            "passed": list(trick["passed"]),
+            "last_trick": _clone(state["last_trick"]),
+            "finish_order": list(state["finish_order"]),
+            "previous_hand": previous,
+            "revolution": state["revolution"],
+            "direction": "counterclockwise" if state["revolution"] else "clockwise",
+            "variations": [v for v in VARIATIONS if opts[v]],
+            "exchange": {
+                "mode": opts["exchange"],
+                "pending": [
+                    {"seat": p["seat"], "to": p["to"], "count": p["count"]}
+                    for p in state["exchange"]["pending"]
+                ],
+                "done": [
+                    {"from": e["from"], "to": e["to"], "count": len(e["cards"])}
+                    for e in state["exchange"]["log"]
+                ],
+            },
+            "seating": opts["seating"],
+            "target_score": opts["target_score"],
+            "hands": opts["hands"],
+            "winners": list(state["winners"]),
+        }
+        return {
+            "phase": state["phase"],
+            "turn": state["turn"],
+            "dealer": state["dealer"],
+            "round": state["hand_no"],
+            "you": you,
+            "seats": seats,
+            "public": public,
+            "scores": list(state["scores"]),
+            "legal_moves": self.legal_moves(state, seat) if seat is not None else [],
+        }
+
+    def view_move(self, move, mover, events, seat):
+        """P-8: the cards of a `give` are seen only by the giver and the receiver."""
+        if not isinstance(move, dict) or move.get("type") != "give":
+            return _clone(move)
+        receiver = next(
+            (
+                e["to"]
+                for e in events
+                if e.get("type") == "give" and e.get("from") == mover and not e.get("auto")
+            ),
+            None,
+        )
+        if seat is not None and seat in (mover, receiver):
+            return _clone(move)
+        given = move.get("cards")
+        return {"type": "give", "cards_count": len(given) if isinstance(given, list) else 0}
+
+
+GAME = register(President())
