@@ -1,0 +1,485 @@
+"""Auction Pitch (Setback), following `shared/spec/pitch.md` (rule ids A-1 .. A-8).
+
+- A-1: 3 to 7 players, one 52-card deck, ace high (2 low).
+- A-2: six cards each, dealt three at a time from the dealer's left (two rounds of three;
+  a fixed deck's card 0 is dealt first). The other cards are out of play and never shown.
+  The deal passes to the left after each hand.
+- A-3: one round of bidding from the dealer's left, the dealer last: pass (`bid` 0) or a bid
+  of 1-4 higher than the current high. A bid of 4 ends the auction at once; so does pitching
+  a 4, a `play` during the auction that is a bid of 4 and the first lead. The dealer must bid
+  2-4 when everyone else passed, and may take the bid at the current high otherwise.
+- A-4: the pitcher leads; the first card led fixes trump for the hand. On a trump lead a
+  player must trump if able; on another lead a player holding that suit must follow or trump;
+  otherwise anything. Highest trump wins, else the highest card of the suit led.
+- A-5: High, Low (to the trick winner or, with `low_to=dealt`, to the player dealt it), Jack
+  (only when dealt) and Game (10=10, A=4, K=3, Q=2, J=1; a tie for the highest count scores
+  nothing), each 1 point; a single trump in play is high and low (and jack).
+- A-6: a pitcher who made the bid scores every point won, else loses the bid (set back);
+  everyone else scores the points they won.
+- A-7: the first to reach `target_score` wins; the pitcher counts first, then the hand's
+  points are counted one at a time in the order High, Low, Jack, Game.
+- A-8: bids, contract, trump, every card played and every trick's winner, the points awarded
+  and the scores are public; each hand is private; undealt cards are never shown.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from . import cards
+from .base import Game, GameConflict, IllegalMove, InvalidMove, NotYourTurn, Option
+from .registry import register
+
+HAND_SIZE = 6
+PACKET = 3
+FULL_DECK = cards.standard_deck()
+# A-1.2: cards.RANKS already runs 2 .. A, low to high.
+RANK_INDEX = {rank: i for i, rank in enumerate(cards.RANKS)}
+SUIT_INDEX = {suit: i for i, suit in enumerate(cards.SUITS)}
+# A-5.4
+GAME_VALUES = {"10": 10, "A": 4, "K": 3, "Q": 2, "J": 1}
+CATEGORIES = ("high", "low", "jack", "game")
+MOVE_FIELDS = {"bid": ("value",), "play": ("card",)}
+
+
+def card_key(card: str) -> tuple[int, int]:
+    """Rank first, then suit C D H S: the hand order and the A-4.5 timeout order."""
+    return RANK_INDEX[cards.rank_of(card)], SUIT_INDEX[cards.suit_of(card)]
+
+
+def sort_cards(hand: list[str]) -> list[str]:
+    return sorted(hand, key=card_key)
+
+
+class Pitch(Game):
+    slug = "pitch"
+    name = "Auction Pitch"
+    min_players = 3
+    max_players = 7
+    options = {
+        "target_score": Option(
+            type="choice",
+            default=7,
+            choices=(7, 11, 15, 21),
+            description="Points needed to win the game (A-7.1).",
+        ),
+        "low_to": Option(
+            type="choice",
+            default="winner",
+            choices=("winner", "dealt"),
+            description=(
+                "Who scores Low (A-5.2): 'winner', the player who wins the lowest trump in a trick; "
+                "'dealt', the player who was dealt it."
+            ),
+        ),
+    }
+
+    # --- lifecycle ---------------------------------------------------------------------------
+    def new_game(
+        self,
+        *,
+        players: int,
+        options: dict,
+        seed: int,
+        deck: list[str] | None = None,
+        first_dealer: int | None = None,
+    ) -> dict:
+        if isinstance(players, bool) or not isinstance(players, int) or not 3 <= players <= 7:
+            raise InvalidMove("Auction Pitch needs 3 to 7 players", fields={"seats": ["must be 3 to 7"]})
+        options = self.validate_options(options)
+        if first_dealer is None:
+            # A-2.1
+            dealer = cards.deal_rng(seed, -1).randrange(players)
+        elif (
+            isinstance(first_dealer, bool)
+            or not isinstance(first_dealer, int)
+            or not 0 <= first_dealer < players
+        ):
+            raise InvalidMove(
+                "first_dealer must be a seat", fields={"first_dealer": ["must be a seat number"]}
+            )
+        else:
+            dealer = first_dealer
+        if deck is not None:
+            deck = cards.check_fixed_deck(deck, FULL_DECK)
+        state = {
+            "players": players,
+            "seed": seed,
+            "status": "active",
+            "options": options,
+            "phase": "auction",
+            "dealer": dealer,
+            "hand_no": 0,
+            "hands": [],
+            "undealt": [],
+            "turn": None,
+            "bids": [],
+            "high_bid": 0,
+            "high_bidder": None,
+            "pitcher": None,
+            "contract": None,
+            "trump": None,
+            "trick": [],
+            "tricks": [],
+            "tricks_won": [0] * players,
+            "scores": [0] * players,
+            "last_hand": None,
+            "winners": [],
+        }
+        _deal(state, deck if deck is not None else cards.shuffled(FULL_DECK, seed, 0))
+        return state
+
+    def to_act(self, state: dict) -> list[int]:
+        if state["status"] == "finished":
+            return []
+        return [state["turn"]]
+
+    def is_finished(self, state: dict) -> bool:
+        return state["status"] == "finished"
+
+    # --- moves -------------------------------------------------------------------------------
+    def legal_moves(self, state: dict, seat: int) -> list[dict]:
+        if seat not in self.to_act(state):
+            return []
+        hand = state["hands"][seat]
+        if state["phase"] == "auction":
+            moves = [{"type": "bid", "value": v} for v in range(5) if _bid_error(state, seat, v) is None]
+            # A-3.2: every card of the hand may be pitched, since a bid of 4 is always open here.
+            return moves + [{"type": "play", "card": c} for c in hand]
+        return [{"type": "play", "card": c} for c in hand if _play_error(state, seat, c) is None]
+
+    def timeout_move(self, state: dict, seat: int) -> dict:
+        if state["phase"] == "auction":
+            # A-3.5: pass, or 2 for the dealer when everyone else passed (A-3.3).
+            value = 2 if _bid_error(state, seat, 0) else 0
+            return {"type": "bid", "value": value}
+        # A-4.5: hands are kept in (rank, suit) order, so the first legal card is the lowest.
+        return self.legal_moves(state, seat)[0]
+
+    def apply(self, state: dict, seat: int, move: dict) -> tuple[dict, list[dict]]:
+        if state["status"] == "finished":
+            raise GameConflict("the game is over")
+        if seat not in self.to_act(state):
+            raise NotYourTurn("it is not your turn")
+        kind = _parse(move)
+        if kind == "play" and move["card"] not in state["hands"][seat]:
+            raise InvalidMove("you do not hold that card", fields={"card": ["not in your hand"]})
+        if state["phase"] == "auction":
+            error = _bid_error(state, seat, move["value"]) if kind == "bid" else None
+        elif kind == "bid":
+            # Ruling: a bid after the auction breaks A-3.1's one chance to bid.
+            error = ("the auction is over", "A-3.1")
+        else:
+            error = _play_error(state, seat, move["card"])
+        if error:
+            raise IllegalMove(*error)
+        # The state is plain JSON data: a JSON round trip is the cheapest deep copy.
+        st = json.loads(json.dumps(state))
+        events: list[dict] = []
+        if kind == "play" and st["phase"] == "play":
+            _play(st, seat, move["card"], events)
+        elif kind == "play":
+            _pitch(st, seat, move["card"], events)
+        else:
+            _bid(st, seat, move["value"], events)
+        return st, events
+
+    # --- views -------------------------------------------------------------------------------
+    def view(self, state: dict, seat: int | None) -> dict:
+        n = state["players"]
+        spoken = {b["seat"]: b["value"] for b in state["bids"]}
+        public = {
+            "hand": state["hand_no"] + 1,
+            "target_score": state["options"]["target_score"],
+            "low_to": state["options"]["low_to"],
+            "bids": state["bids"],
+            "high_bid": state["high_bid"],
+            "high_bidder": state["high_bidder"],
+            "pitcher": state["pitcher"],
+            "contract": state["contract"],
+            "trump": state["trump"],
+            "trick": state["trick"],
+            "tricks": state["tricks"],
+            "tricks_won": state["tricks_won"],
+            "last_hand": state["last_hand"],
+            "winners": state["winners"],
+        }
+        out = {
+            "phase": state["phase"],
+            "turn": state["turn"],
+            "dealer": state["dealer"],
+            "round": state["hand_no"] + 1,
+            "you": None if seat is None else {"seat": seat, "hand": state["hands"][seat]},
+            "seats": [
+                {
+                    "seat": i,
+                    "card_count": len(state["hands"][i]),
+                    "bid": spoken.get(i),
+                    "tricks_won": state["tricks_won"][i],
+                }
+                for i in range(n)
+            ],
+            "public": public,
+            "scores": state["scores"],
+            "legal_moves": [] if seat is None else self.legal_moves(state, seat),
+        }
+        # Built from references into the state; one JSON round trip detaches it cheaply.
+        return json.loads(json.dumps(out))
+
+
+# --- move parsing ------------------------------------------------------------------------------
+def _parse(move: object) -> str:
+    if not isinstance(move, dict):
+        raise InvalidMove("a move must be an object", fields={"type": ["required"]})
+    kind = move.get("type")
+    if kind not in MOVE_FIELDS:
+        raise InvalidMove(
+            "a move's type must be 'bid' or 'play'", fields={"type": ["must be 'bid' or 'play'"]}
+        )
+    fields = MOVE_FIELDS[kind]
+    extra = sorted(k for k in move if k != "type" and k not in fields)
+    if extra:
+        raise InvalidMove(f"unknown field(s) {extra}", fields={k: ["unknown field"] for k in extra})
+    missing = [f for f in fields if f not in move]
+    if missing:
+        raise InvalidMove(f"missing field(s) {missing}", fields={f: ["required"] for f in missing})
+    if kind == "bid":
+        value = move["value"]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 4:
+            raise InvalidMove("a bid's value must be 0 (pass) to 4", fields={"value": ["must be 0 to 4"]})
+    elif not cards.is_card(move["card"]):
+        raise InvalidMove("unknown card code", fields={"card": ["not a card code"]})
+    return kind
+
+
+# --- the deal ----------------------------------------------------------------------------------
+def _deal(st: dict, deck: list[str]) -> None:
+    """A-2.2: two rounds of three cards from the dealer's left; the rest is out of play."""
+    n = st["players"]
+    hands: list[list[str]] = [[] for _ in range(n)]
+    pos = 0
+    for _ in range(HAND_SIZE // PACKET):
+        for i in range(1, n + 1):
+            hands[(st["dealer"] + i) % n].extend(deck[pos : pos + PACKET])
+            pos += PACKET
+    st["hands"] = [sort_cards(h) for h in hands]
+    st["undealt"] = deck[pos:]
+    st["phase"] = "auction"
+    # A-3.1: the player on the dealer's left speaks first.
+    st["turn"] = (st["dealer"] + 1) % n
+    st["bids"] = []
+    st["high_bid"] = 0
+    st["high_bidder"] = None
+    st["pitcher"] = None
+    st["contract"] = None
+    st["trump"] = None
+    st["trick"] = []
+    st["tricks"] = []
+    st["tricks_won"] = [0] * n
+
+
+def _deal_events(st: dict) -> list[dict]:
+    events = [{"type": "deal", "hand": st["hand_no"] + 1, "dealer": st["dealer"]}]
+    for s, hand in enumerate(st["hands"]):
+        events.append({"type": "hand", "seat": s, "secret": {"cards": list(hand)}, "secret_to": [s]})
+    return events
+
+
+# --- the auction -------------------------------------------------------------------------------
+def _bid_error(st: dict, seat: int, value: int) -> tuple[str, str] | None:
+    high = st["high_bid"]
+    dealer_alone = seat == st["dealer"] and high == 0
+    if value == 0:
+        if dealer_alone:
+            return "the dealer must bid at least 2 when everyone else passed", "A-3.3"
+        return None
+    if dealer_alone and value < 2:
+        return "the dealer must bid at least 2 when everyone else passed", "A-3.3"
+    # A-3.3: only the dealer may take the bid at the current high.
+    if value < high or (value == high and seat != st["dealer"]):
+        return "a bid must be higher than the current highest bid", "A-3.1"
+    return None
+
+
+def _bid(st: dict, seat: int, value: int, events: list[dict]) -> None:
+    if value == 0:
+        kind = "pass"
+    elif value == st["high_bid"]:
+        kind = "take"
+    else:
+        kind = "bid"
+    st["bids"].append({"seat": seat, "value": value, "kind": kind})
+    events.append({"type": "bid", "seat": seat, "value": value, "kind": kind})
+    if value:
+        st["high_bid"] = value
+        st["high_bidder"] = seat
+    # A-3.2 ruling: nobody can outbid 4; A-3.1: the dealer speaks last.
+    if value == 4 or seat == st["dealer"]:
+        _close_auction(st, events)
+    else:
+        st["turn"] = (seat + 1) % st["players"]
+
+
+def _pitch(st: dict, seat: int, card: str, events: list[dict]) -> None:
+    """A-3.2: a card led during the auction is a bid of 4 and the first lead."""
+    st["bids"].append({"seat": seat, "value": 4, "kind": "pitch"})
+    events.append({"type": "bid", "seat": seat, "value": 4, "kind": "pitch"})
+    st["high_bid"] = 4
+    st["high_bidder"] = seat
+    _close_auction(st, events)
+    _play(st, seat, card, events)
+
+
+def _close_auction(st: dict, events: list[dict]) -> None:
+    # A-3.4; A-4.1: the pitcher leads.
+    st["pitcher"] = st["high_bidder"]
+    st["contract"] = st["high_bid"]
+    st["phase"] = "play"
+    st["turn"] = st["pitcher"]
+    events.append({"type": "contract", "pitcher": st["pitcher"], "contract": st["contract"]})
+
+
+# --- the play ----------------------------------------------------------------------------------
+def _play_error(st: dict, seat: int, card: str) -> tuple[str, str] | None:
+    if not st["trick"]:
+        return None
+    hand = st["hands"][seat]
+    led = cards.suit_of(st["trick"][0]["card"])
+    trump = st["trump"]
+    suit = cards.suit_of(card)
+    if led == trump:
+        # A-4.2
+        if suit != trump and any(cards.suit_of(c) == trump for c in hand):
+            return "you must play a trump on a trump lead", "A-4.2"
+        return None
+    # A-4.3: trumping is allowed even when able to follow.
+    if suit not in (led, trump) and any(cards.suit_of(c) == led for c in hand):
+        return "you must follow suit or play a trump", "A-4.3"
+    return None
+
+
+def _play(st: dict, seat: int, card: str, events: list[dict]) -> None:
+    n = st["players"]
+    st["hands"][seat].remove(card)
+    st["trick"].append({"seat": seat, "card": card})
+    events.append({"type": "play", "seat": seat, "card": card})
+    if st["trump"] is None:
+        # A-4.1: the first card led fixes trump.
+        st["trump"] = cards.suit_of(card)
+        events.append({"type": "trump", "suit": st["trump"]})
+    if len(st["trick"]) < n:
+        st["turn"] = (seat + 1) % n
+        return
+    winner = _trick_winner(st["trick"], st["trump"])
+    done = {"cards": st["trick"], "winner": winner}
+    st["tricks"].append(done)
+    st["tricks_won"][winner] += 1
+    st["trick"] = []
+    events.append({"type": "trick", "number": len(st["tricks"]), **copy.deepcopy(done)})
+    # A-4.4: the winner leads the next trick.
+    st["turn"] = winner
+    if len(st["tricks"]) == HAND_SIZE:
+        _end_hand(st, events)
+
+
+def _trick_winner(trick: list[dict], trump: str) -> int:
+    """A-4.4: the highest trump, else the highest card of the suit led."""
+    led = cards.suit_of(trick[0]["card"])
+    suit = trump if any(cards.suit_of(p["card"]) == trump for p in trick) else led
+    best = max((p for p in trick if cards.suit_of(p["card"]) == suit), key=lambda p: card_key(p["card"]))
+    return best["seat"]
+
+
+# --- scoring -----------------------------------------------------------------------------------
+def _end_hand(st: dict, events: list[dict]) -> None:
+    n = st["players"]
+    trump = st["trump"]
+    won_by: dict[str, int] = {}
+    played_by: dict[str, int] = {}
+    for trick in st["tricks"]:
+        for p in trick["cards"]:
+            won_by[p["card"]] = trick["winner"]
+            played_by[p["card"]] = p["seat"]
+    # A-5.5: every dealt card is played, so the trumps in play are the trumps in the tricks;
+    # the first lead is one, so there is at least one.
+    trumps = sorted((c for c in won_by if cards.suit_of(c) == trump), key=card_key)
+    high_card, low_card, jack_card = trumps[-1], trumps[0], "J" + trump
+    # A-5.2: every card is played by the player it was dealt to.
+    low_seat = won_by[low_card] if st["options"]["low_to"] == "winner" else played_by[low_card]
+    counts = [0] * n
+    for card, winner in won_by.items():
+        counts[winner] += GAME_VALUES.get(cards.rank_of(card), 0)
+    best = max(counts)
+    # A-5.4: a tie for the highest count scores nothing.
+    game_seat = counts.index(best) if counts.count(best) == 1 else None
+    awards = {
+        "high": {"seat": won_by[high_card], "card": high_card},
+        "low": {"seat": low_seat, "card": low_card},
+        # A-5.3: no jack dealt, no point.
+        "jack": {"seat": won_by[jack_card], "card": jack_card} if jack_card in won_by else None,
+        "game": {"seat": game_seat, "counts": counts},
+    }
+    points = [0] * n
+    for cat in CATEGORIES:
+        if awards[cat] is not None and awards[cat]["seat"] is not None:
+            points[awards[cat]["seat"]] += 1
+    pitcher, contract = st["pitcher"], st["contract"]
+    made = points[pitcher] >= contract
+    deltas = list(points)
+    if not made:
+        # A-6.1: set back.
+        deltas[pitcher] = -contract
+    before = st["scores"]
+    st["scores"] = [before[i] + deltas[i] for i in range(n)]
+    summary = {
+        "hand": st["hand_no"] + 1,
+        "dealer": st["dealer"],
+        "pitcher": pitcher,
+        "contract": contract,
+        "trump": trump,
+        **awards,
+        "points": points,
+        "made": made,
+        "set_back": not made,
+        "deltas": deltas,
+        "scores": list(st["scores"]),
+    }
+    events.append({"type": "hand_scored", **copy.deepcopy(summary)})
+    st["last_hand"] = {**summary, "tricks": copy.deepcopy(st["tricks"])}
+    winner = _game_winner(st, before, awards, made)
+    if winner is not None:
+        st["status"] = "finished"
+        st["phase"] = "finished"
+        st["turn"] = None
+        st["winners"] = [winner]
+        events.append({"type": "game_over", "winners": [winner], "scores": list(st["scores"])})
+        return
+    # A-2.1: the deal passes to the left; each deal after the first is shuffled from the seed.
+    st["dealer"] = (st["dealer"] + 1) % n
+    st["hand_no"] += 1
+    _deal(st, cards.shuffled(FULL_DECK, st["seed"], st["hand_no"]))
+    events.extend(_deal_events(st))
+
+
+def _game_winner(st: dict, before: list[int], awards: dict, made: bool) -> int | None:
+    target = st["options"]["target_score"]
+    pitcher = st["pitcher"]
+    # A-7.2: the pitcher counts first.
+    if made and st["scores"][pitcher] >= target:
+        return pitcher
+    # A-7.3: then the hand's points one at a time, High, Low, Jack, Game. Ruling: the pitcher's
+    # categories are skipped, as the pitcher counted first without reaching the target (and a
+    # set-back pitcher scores none of them, A-6.1).
+    running = list(before)
+    for cat in CATEGORIES:
+        award = awards[cat]
+        if award is None or award["seat"] is None or award["seat"] == pitcher:
+            continue
+        running[award["seat"]] += 1
+        if running[award["seat"]] >= target:
+            return award["seat"]
+    return None
+
+
+GAME = register(Pitch())
