@@ -176,9 +176,11 @@ class Game:
         (a list of seats); see `view_event`."""
         raise NotImplementedError
 
-    def timeout_move(self, state: dict, seat: int) -> dict:
+    def timeout_move(self, state: dict, seat: int, rng=None) -> dict:
         """The move the server makes for `seat` when its deadline passes (the spec's timeout
-        move). Must be one of legal_moves(state, seat)."""
+        move). Must be one of legal_moves(state, seat). `rng` is the server's random source
+        (from `secrets`) for a timeout move that the rules make random, e.g. a duel throw;
+        the move returned is concrete, so the log still replays exactly."""
         raise NotImplementedError
 
     def is_finished(self, state: dict) -> bool:

@@ -711,7 +711,7 @@ class Lopti(Game):
             moves.append({"type": "take_pile"})
         return moves
 
-    def timeout_move(self, state: dict, seat: int) -> dict:
+    def timeout_move(self, state: dict, seat: int, rng=None) -> dict:
         """L-3.3: keep in the swap phase. Otherwise take the pile if allowed, else the lowest
         legal single card, else the first face-down card."""
         moves = self.legal_moves(state, seat)

@@ -149,7 +149,7 @@ class Pitch(Game):
             return moves + [{"type": "play", "card": c} for c in hand]
         return [{"type": "play", "card": c} for c in hand if _play_error(state, seat, c) is None]
 
-    def timeout_move(self, state: dict, seat: int) -> dict:
+    def timeout_move(self, state: dict, seat: int, rng=None) -> dict:
         if state["phase"] == "auction":
             # pass, or 2 for the dealer when everyone else passed.
             value = 2 if _bid_error(state, seat, 0) else 0

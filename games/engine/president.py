@@ -266,7 +266,7 @@ class President(Game):
             moves.append({"type": "pass"})
         return moves
 
-    def timeout_move(self, state, seat):
+    def timeout_move(self, state, seat, rng=None):
         hand = state["hands"][seat]
         if state["phase"] == "exchange":
             # P-3.3: hands are kept in ascending order, and no revolution is on before the first lead.

@@ -35,7 +35,8 @@ def table_enforce_deadline(*, table_id, version: int | None = None) -> bool:
         for seat in engine.to_act(table.state):
             if table.status != Table.Status.ACTIVE or seat not in engine.to_act(table.state):
                 continue
-            apply_move(table, seat=seat, move=engine.timeout_move(table.state, seat), by=Move.By.SERVER)
+            move = engine.timeout_move(table.state, seat, rng=secrets.SystemRandom())
+            apply_move(table, seat=seat, move=move, by=Move.By.SERVER)
             acted = True
             row = rows[seat]
             if not row.bot_controlled:
