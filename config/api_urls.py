@@ -2,6 +2,7 @@ from django.urls import path
 
 from accounts import apis as accounts_apis
 from games import apis as games_apis
+from games import lopti_apis
 from games.longpoll import table_state
 
 urlpatterns = [
@@ -19,4 +20,13 @@ urlpatterns = [
     path("tables/<uuid:table_id>/start", games_apis.TableStartApi.as_view(), name="table-start"),
     path("tables/<uuid:table_id>/state", table_state, name="table-state"),
     path("tables/<uuid:table_id>/moves", games_apis.TableMovesApi.as_view(), name="table-moves"),
+    path("tables/<uuid:table_id>/house-rules", lopti_apis.HouseRulesApi.as_view(), name="lopti-house-rules"),
+    path("tables/<uuid:table_id>/house-rules/<int:rule_id>", lopti_apis.HouseRuleDetailApi.as_view(), name="lopti-house-rule"),
+    path("tables/<uuid:table_id>/rule-votes", lopti_apis.RuleVotesApi.as_view(), name="lopti-votes"),
+    path("tables/<uuid:table_id>/rule-votes/<int:vote_id>", lopti_apis.RuleVoteDetailApi.as_view(), name="lopti-vote"),
+    path("tables/<uuid:table_id>/rule-votes/<int:vote_id>/ballots", lopti_apis.BallotsApi.as_view(), name="lopti-ballots"),
+    path("tables/<uuid:table_id>/rule-votes/<int:vote_id>/champions", lopti_apis.ChampionsApi.as_view(), name="lopti-champions"),
+    path("tables/<uuid:table_id>/duels/<int:duel_id>", lopti_apis.DuelDetailApi.as_view(), name="lopti-duel"),
+    path("tables/<uuid:table_id>/duels/<int:duel_id>/throws", lopti_apis.ThrowsApi.as_view(), name="lopti-throws"),
+    path("tables/<uuid:table_id>/sessions", lopti_apis.SessionsApi.as_view(), name="lopti-sessions"),
 ]

@@ -144,7 +144,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": (
-        ["rest_framework.throttling.AnonRateThrottle", "rest_framework.throttling.UserRateThrottle"]
+        [
+            "rest_framework.throttling.AnonRateThrottle",
+            "rest_framework.throttling.UserRateThrottle",
+            "config.throttling.MoveRateThrottle",
+        ]
         if THROTTLE_RATES
         else []
     ),

@@ -10,9 +10,9 @@ from django.utils import timezone
 from config.errors import Conflict, Forbidden, Invalid
 from games.engine import base as engine_base
 from games.engine import registry
-from games.models import Seat, Table
+from games.models import Move, Seat, Table
 
-from .common import bump, engine_error, engine_for, lock_table, refresh_deadline
+from .common import apply_move, bump, engine_error, engine_for, lock_table, refresh_deadline
 
 MAX_TURN_TIMEOUT = 7 * 24 * 3600
 MAX_SEED = 2**63 - 1
@@ -160,6 +160,10 @@ def table_start(*, table_id, user) -> Table:
         table = lock_table(table_id)
         if table.host_id != user.pk:
             raise Forbidden("only the host may start the table")
+        if table.status == Table.Status.ACTIVE and engine_for(table).view(table.state, None)["phase"] == "setup":
+            # L-12.5: a new Lopti session waits in `setup` until the host starts it.
+            apply_move(table, seat=None, move={"type": "start_session"}, by=Move.By.SERVER)
+            return table
         if table.status != Table.Status.OPEN:
             raise Conflict("the table has already started")
         if table.seats.filter(user__isnull=True).exists():
