@@ -275,6 +275,7 @@ class MoveInputSerializer(serializers.Serializer):
 
 
 class TableMovesApi(Idempotent, APIView):
+    throttle_scope = "moves"
     class MoveResultSerializer(serializers.Serializer):
         version = serializers.IntegerField()
         events = serializers.ListField(child=serializers.DictField(), help_text="what the move caused, as you may see it")

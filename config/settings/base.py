@@ -47,6 +47,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # servestatic is WhiteNoise's async-capable fork: WhiteNoise's middleware is sync-only,
+    # and one sync middleware would pin every waiting long-poll to a thread.
+    "servestatic.middleware.ServeStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -108,7 +111,14 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+# Embedded default: serve straight from the apps, no collectstatic needed. The Docker image
+# runs collectstatic and turns this off.
+SERVESTATIC_USE_FINDERS = env_bool("SERVESTATIC_USE_FINDERS", True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 

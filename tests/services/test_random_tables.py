@@ -12,6 +12,7 @@ from django.core.management.base import CommandError
 from games.engine import registry
 from games.models import Move, Seat, Table
 from games.services import moves, tables
+from tests.services.helpers import pick
 
 GAMES = [
     ("president", 4, {"hands": 2, "seating": "by_rank", "exchange": "two"}),
@@ -22,15 +23,6 @@ GAMES = [
     ("lopti", 2, {"rounds": 2}),
     ("lopti", 4, {"rounds": 1, "draw_rule": "refill"}),
 ]
-
-
-def pick(legal: list[dict], rng: random.Random) -> dict:
-    """A random legal move, but a cautious bidder in Pitch: with uniformly random bids the
-    pitcher is set back so often that a game can run for hundreds of hands."""
-    passes = [m for m in legal if m.get("type") == "bid" and m["value"] == 0]
-    if passes and rng.random() < 0.7:
-        return passes[0]
-    return rng.choice(legal)
 
 
 def play_randomly(table: Table, rng: random.Random, max_steps: int = 5000) -> int:
