@@ -46,6 +46,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.logs.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # servestatic is WhiteNoise's async-capable fork: WhiteNoise's middleware is sync-only,
     # and one sync middleware would pin every waiting long-poll to a thread.

@@ -1,12 +1,14 @@
 """api.md, Polling: ETag, If-None-Match -> 304, and the `?wait=` long-poll."""
 
 import asyncio
+import os
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import connections
 from django.test import AsyncClient
 
+from games import notify
 from games.models import Table
 from tests.api.helpers import move, president_hands_deck, seat_users
 
@@ -128,3 +130,31 @@ def test_long_poll_that_times_out_answers_304(started):
     etag = seats[1].api.get(state_url(table_id))["ETag"]
     r = seats[1].api.get(state_url(table_id, "?wait=0.3"), HTTP_IF_NONE_MATCH=etag)
     assert r.status_code == 304 and r.content == b""
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="cross-process wake-ups use Redis pub/sub (CI's second pass)")
+def test_long_poll_is_woken_by_a_change_published_from_another_process(started, settings):
+    """Another web process or a worker publishes the change on Redis; the re-check interval
+    is set far beyond the wait, so only the published message can answer in time."""
+    import redis
+
+    settings.LONGPOLL_RECHECK_SECONDS = 60
+    table_id, seats = started
+    etag = seats[1].api.get(state_url(table_id))["ETag"]
+
+    async def scenario():
+        poll = asyncio.create_task(
+            AsyncClient().get(state_url(table_id, "?wait=30"), AUTHORIZATION=f"Token {seats[1].token}", IF_NONE_MATCH=etag)
+        )
+        await asyncio.sleep(1.0)
+        assert not poll.done()
+        await sync_to_async(lambda: Table.objects.filter(pk=table_id).update(version=77))()
+        redis.Redis.from_url(settings.REDIS_URL).publish(notify.CHANNEL, str(table_id))
+        try:
+            return await asyncio.wait_for(poll, timeout=10)
+        finally:
+            await sync_to_async(connections.close_all)()
+
+    response = asyncio.run(scenario())
+    assert response.status_code == 200 and response.json()["version"] == 77

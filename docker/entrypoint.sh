@@ -1,0 +1,29 @@
+#!/bin/sh
+# One image, several processes: `web`, `worker`, `beat`, `migrate`, `healthcheck`, or any
+# other command (e.g. `python manage.py verify_tables`).
+set -eu
+
+case "${1:-web}" in
+  web)
+    # ASGI: long-polls wait on coroutines, not threads. Workers scale with CPUs.
+    exec uvicorn config.asgi:application --host 0.0.0.0 --port "${PORT:-8000}" \
+      --workers "${WEB_CONCURRENCY:-2}" --proxy-headers --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-*}" \
+      --no-access-log
+    ;;
+  worker)
+    exec celery -A config worker --loglevel "${LOG_LEVEL:-INFO}" --concurrency "${CELERY_CONCURRENCY:-2}"
+    ;;
+  beat)
+    # Exactly one beat per deployment: it schedules the deadline and bot sweep.
+    exec celery -A config beat --loglevel "${LOG_LEVEL:-INFO}" --schedule /app/var/celerybeat-schedule
+    ;;
+  migrate)
+    exec python manage.py migrate --noinput
+    ;;
+  healthcheck)
+    exec python -c "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:${PORT:-8000}/healthz', timeout=2).status == 200 else 1)"
+    ;;
+  *)
+    exec "$@"
+    ;;
+esac
