@@ -1,0 +1,347 @@
+"""The President bots (games/bots/president.py): legal moves from random positions, only the
+seat's view used, easy's sensible choices in set positions, and a strength check against
+random play. Pure engine tests, no Django."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+
+from games.bots import choose_move, random_move
+from games.bots import president as bots
+from games.engine import cards
+from games.engine.president import VARIATIONS, card_key
+
+from .test_president_rules import G, next_hand, play, start, with_hands
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    """The hard bot with a few playouts: legality does not depend on the budget."""
+    monkeypatch.setattr(bots, "DETERMINIZATIONS", 3)
+    monkeypatch.setattr(bots, "MIN_DETERMINIZATIONS", 2)
+    monkeypatch.setattr(bots, "PLAYOUT_BUDGET", 8)
+
+
+def random_options(rng):
+    opts = {v: rng.random() < 0.35 for v in VARIATIONS}
+    opts["exchange"] = rng.choice(["none", "one", "two"])
+    opts["seating"] = rng.choice(["fixed", "by_rank"])
+    opts["hands"] = rng.choice([2, 3])
+    return G.validate_options(opts)
+
+
+def positions(seed, games, every=1):
+    """(state, seat) for every seat that must act, at every `every`-th step of random games
+    (4-7 players, random variations, moves half random, half easy)."""
+    rng = random.Random(seed)
+    for g in range(games):
+        n = 4 + g % 4
+        state = G.new_game(players=n, options=random_options(rng), seed=rng.randrange(2**40))
+        step = 0
+        while state["status"] != "finished":
+            actors = G.to_act(state)
+            if step % every == 0:
+                for seat in actors:
+                    yield state, seat
+            seat = rng.choice(actors)
+            view = G.view(state, seat)
+            policy = random_move if rng.random() < 0.5 else bots.easy
+            state, _ = G.apply(state, seat, policy(view, rng))
+            step += 1
+
+
+def view_of(state, seat):
+    return G.view(state, seat)
+
+
+# --- (a) legal moves, never an error ---------------------------------------------------------
+def test_easy_always_returns_a_listed_move():
+    count = 0
+    for state, seat in positions(seed=11, games=24):
+        view = view_of(state, seat)
+        move = bots.easy(view, random.Random(count))
+        assert move in view["legal_moves"]
+        count += 1
+    assert count > 1500
+
+
+def test_hard_always_returns_a_listed_move(small_budget):
+    count = 0
+    phases = set()
+    for state, seat in positions(seed=12, games=10, every=5):
+        view = view_of(state, seat)
+        move = bots.hard(view, random.Random(count))
+        assert move in view["legal_moves"]
+        phases.add(view["phase"])
+        count += 1
+    assert count > 150 and phases == {"play", "exchange"}
+
+
+def test_hard_with_its_full_budget_returns_a_listed_move():
+    rng = random.Random(13)
+    picked = [p for p in positions(seed=13, games=4, every=7)]
+    for state, seat in rng.sample(picked, 8):
+        view = view_of(state, seat)
+        assert bots.hard(view, random.Random(1)) in view["legal_moves"]
+
+
+def test_choose_move_reaches_both_policies():
+    state = start(n=5, dealer=0)
+    seat = G.to_act(state)[0]
+    view = view_of(state, seat)
+    for level in ("easy", "hard"):
+        assert choose_move("president", level, view, random.Random(0)) in view["legal_moves"]
+
+
+# --- (b) only the view -----------------------------------------------------------------------
+def swapped(state, seat, rng):
+    """The same state with cards swapped between two other seats' hands (same counts), or None."""
+    others = [s for s in range(state["players"]) if s != seat and state["hands"][s]]
+    if len(others) < 2:
+        return None
+    a, b = rng.sample(others, 2)
+    k = min(len(state["hands"][a]), len(state["hands"][b]))
+    other = json.loads(json.dumps(state))
+    ha, hb = other["hands"][a], other["hands"][b]
+    other["hands"][a] = sorted(hb[:k] + ha[k:], key=card_key)
+    other["hands"][b] = sorted(ha[:k] + hb[k:], key=card_key)
+    return other if other["hands"] != state["hands"] else None
+
+
+def test_bots_decide_from_the_view_alone(small_budget):
+    rng = random.Random(21)
+    checked = 0
+    for i, (state, seat) in enumerate(positions(seed=21, games=8, every=6)):
+        other = swapped(state, seat, rng)
+        if other is None:
+            continue
+        view, view2 = view_of(state, seat), view_of(other, seat)
+        assert view == view2
+        kept = copy.deepcopy(view)
+        for policy in (bots.easy, bots.hard):
+            first = policy(view, random.Random(i))
+            assert view == kept  # the view is left alone
+            assert policy(view2, random.Random(i)) == first
+        checked += 1
+    assert checked > 60
+
+
+def test_hard_is_deterministic_given_rng():
+    state = start(n=4, dealer=3)
+    view = view_of(state, 0)
+    moves = {json.dumps(bots.hard(view, random.Random(5))) for _ in range(2)}
+    assert len(moves) == 1
+
+
+def test_determinization_is_consistent_with_the_view():
+    """Each sampled state gives the seat the same view (up to the exchange log, which the
+    sample leaves empty), deals every seat its card count and no card twice, and never deals
+    a card the seat holds or saw played."""
+    rng = random.Random(31)
+    checked = 0
+    for state, seat in positions(seed=31, games=10, every=5):
+        view = view_of(state, seat)
+        if view["phase"] != "play":
+            continue
+        sample = bots._determinize(view, rng)
+        assert sample is not None
+        again, expected = G.view(sample, seat), copy.deepcopy(view)
+        for v in (again, expected):
+            v["you"]["received"] = v["you"]["gave"] = None
+            v["public"]["exchange"]["done"] = None
+        assert again == expected
+        assert sample["trick"] == state["trick"]  # with the revolution run rebuilt from the plays
+        held = [c for h in sample["hands"] for c in h]
+        assert len(held) == len(set(held))
+        assert [len(h) for h in sample["hands"]] == [s["card_count"] for s in view["seats"]]
+        seen = bots._visible_played(view["public"])
+        assert not seen & set(held)
+        assert set(held) <= set(cards.standard_deck(jokers=sample["options"]["jokers"]))
+        checked += 1
+    assert checked > 100
+
+
+def test_determinization_keeps_what_the_exchange_told():
+    """The President got the Scum's highest card: the Scum is dealt nothing higher; and the card
+    the President gave back is with the Scum at the start of play."""
+    state = start(n=4, dealer=0, hands=2)
+    state, _ = next_hand(state)
+    assert state["phase"] == "exchange"
+    president = state["prev_places"].index(1)
+    scum = state["prev_places"].index(4)
+    view = view_of(state, president)
+    gift = bots.easy(view, random.Random(0))
+    state, _ = G.apply(state, president, gift)
+    view = view_of(state, president)
+    top = max(card_key(c)[0] for c in view["you"]["received"])
+    for i in range(20):
+        sample = bots._determinize(view, random.Random(i))
+        assert set(gift["cards"]) <= set(sample["hands"][scum])
+        assert all(card_key(c)[0] <= top for c in sample["hands"][scum])
+
+
+# --- (c) easy's choices ----------------------------------------------------------------------
+def lead_state(hand, n=4, **opts):
+    """Seat 0 to lead with `hand` (the dealer is seat n-1)."""
+    state = start(n=n, dealer=n - 1, **opts)
+    return with_hands(state, {0: hand})
+
+
+def follow_state(led, hand, **opts):
+    """Seat 0 led `led`; seat 1 to act with `hand`."""
+    state = start(n=4, dealer=3, deal={0: led}, **opts)
+    state, _ = play(state, 0, *led)
+    return with_hands(state, {1: hand})
+
+
+def easy_move(state, seat):
+    view = view_of(state, seat)
+    move = bots.easy(view, random.Random(0))
+    assert move in view["legal_moves"]
+    return move
+
+
+def cards_of(move):
+    return sorted(move.get("cards", []), key=card_key)
+
+
+def test_easy_leads_its_lowest_card():
+    state = lead_state(["7S", "3H", "9D", "KC", "2C", "5S", "JD"])
+    assert cards_of(easy_move(state, 0)) == ["3H"]
+
+
+def test_easy_leads_a_low_set_whole():
+    state = lead_state(["4C", "4H", "9D", "KC", "2C", "JD", "QS"])
+    assert cards_of(easy_move(state, 0)) == ["4C", "4H"]
+
+
+def test_easy_leads_a_low_pair_before_a_slightly_lower_single():
+    state = lead_state(["3C", "5C", "5D", "9D", "KC", "2C", "JD", "QS"])
+    assert cards_of(easy_move(state, 0)) == ["5C", "5D"]
+
+
+def test_easy_keeps_2s_and_aces_for_the_lead_when_it_has_low_cards():
+    state = lead_state(["2C", "AD", "AS", "8H", "KC", "JD"])
+    assert cards_of(easy_move(state, 0)) == ["8H"]
+
+
+def test_easy_beats_with_the_cheapest_card_and_keeps_the_2():
+    state = follow_state(["8C"], ["4S", "9H", "2D", "KD", "5C", "6C", "JH", "QS", "10C", "3D"])
+    assert cards_of(easy_move(state, 1)) == ["9H"]
+
+
+def test_easy_passes_rather_than_spend_a_2_early():
+    state = follow_state(["KC"], ["4S", "5H", "2D", "6D", "7C", "8C", "9H", "10S", "JC", "3D"])
+    assert easy_move(state, 1) == {"type": "pass"}
+
+
+def test_easy_passes_rather_than_break_a_pair_early():
+    state = follow_state(["8C"], ["4S", "5H", "6D", "7C", "9H", "9S", "3D", "3C", "4D", "5S"])
+    assert easy_move(state, 1) == {"type": "pass"}
+
+
+def test_easy_spends_a_2_when_few_cards_are_left():
+    state = follow_state(["KC"], ["2D", "5H", "6D"])
+    assert cards_of(easy_move(state, 1)) == ["2D"]
+
+
+def test_easy_goes_out_when_it_can():
+    state = follow_state(["KC", "KD"], ["AS", "AD"])
+    assert cards_of(easy_move(state, 1)) == ["AD", "AS"]
+
+
+def test_easy_leads_an_unbeatable_set_before_its_last_card():
+    # nothing beats a single 2 (an equal rank does not): 2 first, then the 5 goes out
+    assert cards_of(easy_move(lead_state(["2S", "5C"]), 0)) == ["2S"]
+    # an ace can be beaten by a 2 it has not seen, a 2 by a joker: the low card first
+    assert cards_of(easy_move(lead_state(["AS", "5C"]), 0)) == ["5C"]
+    assert cards_of(easy_move(lead_state(["2S", "5C"], jokers=True), 0)) == ["5C"]
+    # ... unless every card that could beat it has been seen played
+    state = lead_state(["AS", "5C"])
+    state["last_trick"] = {
+        "plays": [
+            {"seat": s, "cards": [c]} for s, c in zip((1, 2, 3, 1), ("2C", "2D", "2H", "2S"), strict=True)
+        ],
+        "winner": 1,
+    }
+    for s in (1, 2, 3):
+        state["hands"][s] = [c for c in state["hands"][s] if not c.startswith("2")]
+    assert cards_of(easy_move(state, 0)) == ["AS"]
+
+
+def test_easy_beats_a_pair_with_the_cheapest_pair():
+    hand = ["9C", "9D", "JC", "JS", "AC", "AD", "4C", "5D", "6S", "7H"]
+    state = follow_state(["8C", "8D"], hand)
+    assert cards_of(easy_move(state, 1)) == ["9C", "9D"]
+
+
+def test_easy_uses_the_variations_legal_moves():
+    # clear_threes: a 3 beats the K but is kept for later (like a 2) while the hand is long
+    state = follow_state(
+        ["KC"], ["3S", "4H", "5D", "6D", "7C", "8C", "9H", "10S", "JC", "QD"], clear_threes=True
+    )
+    assert easy_move(state, 1) == {"type": "pass"}
+    # twos_high_and_low: anything beats a standing 2, so the lowest card goes on it
+    state = follow_state(
+        ["2C"], ["4H", "5D", "6D", "7C", "8C", "9H", "10S", "JC", "QD", "KD"], twos_high_and_low=True
+    )
+    assert cards_of(easy_move(state, 1)) == ["4H"]
+
+
+@pytest.mark.parametrize("mode,count", [("one", 1), ("two", 2)])
+def test_easy_gives_the_lowest_cards_in_the_exchange(mode, count):
+    state = start(n=4, dealer=0, hands=2, exchange=mode)
+    state, _ = next_hand(state)
+    assert state["phase"] == "exchange"
+    president = state["prev_places"].index(1)
+    hand = state["hands"][president]
+    move = easy_move(state, president)
+    assert move["type"] == "give" and cards_of(move) == sorted(hand, key=card_key)[:count]
+
+
+def test_hard_goes_out_at_once_and_falls_back_to_easy_in_the_exchange():
+    state = follow_state(["KC", "KD"], ["AS", "AD"])
+    view = view_of(state, 1)
+    assert cards_of(bots.hard(view, random.Random(0))) == ["AD", "AS"]
+    state = start(n=4, dealer=0, hands=2)
+    state, _ = next_hand(state)
+    president = state["prev_places"].index(1)
+    view = view_of(state, president)
+    assert bots.hard(view, random.Random(0)) == bots.easy(view, random.Random(0))
+
+
+def test_playout_view_gives_easy_the_same_decision_as_the_engine_view():
+    for state, seat in positions(seed=41, games=10, every=2):
+        if state["phase"] != "play":
+            continue
+        full = bots.easy(G.view(state, seat), random.Random(0))
+        assert bots.easy(bots._playout_view(state, seat), random.Random(0)) == full
+
+
+# --- (d) strength ----------------------------------------------------------------------------
+def mean_place(policy, others, games, seed):
+    """The mean finishing place of `policy` (0 first .. 1 last) in one-hand games against
+    `others`, rotating the seat and the table size."""
+    rng = random.Random(seed)
+    total = 0.0
+    for g in range(games):
+        n = 4 + g % 4
+        state = G.new_game(players=n, options=G.validate_options({"hands": 1}), seed=seed * 1000 + g)
+        me = g % n
+        while state["status"] == "active" and state["hand_no"] == 1:
+            seat = G.to_act(state)[0]
+            view = G.view(state, seat)
+            state, events = G.apply(state, seat, (policy if seat == me else others)(view, rng))
+            for e in events:
+                if e["type"] == "out" and e["seat"] == me:
+                    total += (e["place"] - 1) / (n - 1)
+    return total / games
+
+
+def test_easy_beats_random_play():
+    assert mean_place(bots.easy, random_move, games=60, seed=5) < 0.35
+    assert mean_place(random_move, bots.easy, games=60, seed=6) > 0.6
