@@ -4,9 +4,12 @@ import random
 
 
 def pick(legal: list[dict], rng: random.Random) -> dict:
-    """A random legal move, but a cautious bidder in Pitch: with uniformly random bids the
-    pitcher is set back so often that a game can run for hundreds of hands."""
-    passes = [m for m in legal if m.get("type") == "bid" and m["value"] == 0]
-    if passes and rng.random() < 0.7:
-        return passes[0]
+    """A random legal move, but a cautious bidder in Pitch: with uniformly random bids and
+    pitches the pitcher is set back so often that scores drift below zero and a game can run
+    for hundreds of hands. Here a Pitch player passes or bids low, then plays at random."""
+    bids = sorted((m for m in legal if m.get("type") == "bid"), key=lambda m: m["value"])
+    if bids:
+        if bids[0]["value"] == 0 and rng.random() < 0.8:
+            return bids[0]
+        return rng.choice([m for m in bids if m["value"] > 0][:2] or bids)
     return rng.choice(legal)
