@@ -1,0 +1,453 @@
+"""Bot policies for Auction Pitch (Setback) (rules: `shared/spec/pitch.md`).
+
+Both policies see only `view = engine.view(state, seat)` and return one of
+`view["legal_moves"]` verbatim.
+
+- `easy`: rule-based, deterministic (`rng` is not used).
+  - Auction: for each suit it holds, it estimates the points it would take with that suit as
+    trump (`estimate`: High from its top trump and the chance that a higher one was dealt to
+    another seat, Low from its bottom trump, the Jack, Game from its trump length and 10s,
+    plus the pitcher's edge; calibrated on self-play), and bids floor(estimate + BID_SLACK)
+    when that is at least MIN_BID (2) and beats the current high bid, else passes. The
+    dealer, who speaks last, only bids what wins the auction (takes the bid, or 2 when
+    everyone passed, the forced bid). When the plan is a bid of 4 (a very strong hand) it
+    pitches at once: it leads its best trump, which is the same as bidding 4 and leading it.
+  - Play: the pitcher's first lead is the best suit's highest trump when that is a Q or better
+    (else a trump that carries no point). Later leads: a trump that no unseen trump beats
+    (pulling trumps), every trump when nobody else can hold one, else its cheapest card.
+    Following, each legal card gets a value: the points in the trick (the jack of trump, a
+    trump that may be the Low, the game count of the cards) plus the card's own, won if the
+    card takes the trick for sure (last to play, or a trump above every unseen one), half
+    that if it only wins for now, and its own worth lost when it cannot win; trumps cost a
+    little to spend. The best value wins, the lowest rank on a tie: it takes the jack and the
+    10s it can take, throws its cheapest card on a trick it cannot win, and wins cheaply.
+- `hard`: determinized (information-set) Monte Carlo. Each determinization deals the cards
+  the seat has not seen (52 minus its hand and this hand's played cards, all public) to the
+  other seats with their public card counts, honouring the voids their plays revealed
+  (A-4.2/A-4.3: a seat that neither followed nor trumped holds none of the suit led), the
+  rest to the undealt pile; it builds a full engine state that gives exactly this view, and
+  plays the hand out once per candidate move with `easy` for every seat through the engine
+  (`apply` for the candidate move, then the engine's own step functions on that private copy;
+  common random numbers: all candidates are scored on the same deals). A playout's
+  score is this seat's score change for the hand minus the best other seat's, plus
+  `WIN_BONUS` when the hand ends the game (minus it when another seat wins). The auction is
+  searched the same way: the candidates are the legal bids and one pitch per suit held
+  (easy's first lead in that suit); after the bid, the rest of the auction and the play are
+  easy's. Ties go to easy's choice. Deterministic given `rng`. Budget: MOVE_BUDGET simulated
+  moves per decision, shared by the candidates (see `determinizations`); a single legal move
+  is returned at once.
+
+Limitations: the bids are not used to infer the other hands (a seat that bid 3 is dealt at
+random like one that passed); the playouts use `easy` for everyone, so `hard` values a move
+as if the rest of the hand were played by the rule-based policy; the Game estimate of `easy`
+is rough.
+"""
+
+from __future__ import annotations
+
+import random
+
+from games.engine import cards as _cards
+from games.engine import pitch as _engine
+from games.engine.pitch import GAME as ENGINE
+from games.engine.pitch import GAME_VALUES, RANK_INDEX, sort_cards
+
+# --- the hard bot's budget -------------------------------------------------------------------
+# The budget counts simulated moves (candidates x determinizations x moves left in the hand),
+# so a decision costs about the same with 3 or 7 seats, early or late in the hand: about
+# 0.1 s of CPU here (a simulated move costs some 25 microseconds).
+MOVE_BUDGET = 6000
+PLAYOUT_OVERHEAD = 8  # a playout's fixed cost (copy, scoring, next deal) in simulated moves
+MIN_DETERMINIZATIONS = 6  # never fewer per candidate
+MAX_DETERMINIZATIONS = 48  # never more per candidate
+WIN_BONUS = 4.0  # a playout whose hand ends the game: + for this seat winning, - for another
+
+# --- the easy bot's model and thresholds -----------------------------------------------------
+PITCHER_EDGE = 0.4  # points a pitcher takes beyond the raw estimate (it leads, it names trump)
+BID_SLACK = 0.5  # bid floor(estimate + BID_SLACK): a set-back risk worth taking (tuned)
+PITCH_AT = 3.5  # estimate from which the plan is a bid of 4 (pitched at once)
+MIN_BID = 2  # a seat other than the dealer passes rather than bid less (a 1 is the dealer's to take)
+GAME_UNIT = 0.04  # worth of one game count point (a 10 is worth 0.4 of a hand point)
+TRUMP_COST = 0.15  # cost of spending a trump
+BOSS_COST = 0.3  # cost of spending a trump no unseen trump beats while unseen trumps remain
+UNSURE = 0.5  # chance that a card winning the trick for now still wins it
+
+DECK = _cards.standard_deck()
+_R = {c: RANK_INDEX[_cards.rank_of(c)] for c in DECK}  # 0 for a 2 .. 12 for an ace
+_S = {c: c[-1] for c in DECK}
+_V = {c: GAME_VALUES.get(_cards.rank_of(c), 0) for c in DECK}
+TEN, JACK, QUEEN, KING, ACE = 8, 9, 10, 11, 12
+UNSEEN_AT_DEAL = len(DECK) - 6  # cards a seat cannot see during the auction
+
+
+# --- reading the view ------------------------------------------------------------------------
+class _Ctx:
+    """What `easy` derives from a view, computed once per decision."""
+
+    def __init__(self, view: dict):
+        public = view["public"]
+        self.view = view
+        self.me = view["you"]["seat"]
+        self.hand = view["you"]["hand"]
+        self.n = len(view["seats"])
+        self.trump = public["trump"]
+        self.dealt_low = public["low_to"] == "dealt"
+        self.trick = public["trick"]
+        played = {p["card"] for t in public["tricks"] for p in t["cards"]}
+        played.update(p["card"] for p in self.trick)
+        self.played = played
+        mine = set(self.hand)
+        self.unseen = [c for c in DECK if c not in played and c not in mine]
+        t = self.trump
+        if t is not None:
+            self.unseen_trumps = [_R[c] for c in self.unseen if _S[c] == t]
+            self.top_unseen = max(self.unseen_trumps, default=-1)
+            others = [_R[c] for c in self.unseen if _S[c] == t] + [_R[c] for c in self.hand if _S[c] == t]
+            others += [_R[c] for c in played if _S[c] == t]
+            self.lowest_trump = min(others, default=99)
+
+    def is_trump(self, card: str) -> bool:
+        return _S[card] == self.trump
+
+    def worth(self, card: str) -> float:
+        """What a card is worth to the seat that wins the trick holding it."""
+        w = _V[card] * GAME_UNIT
+        if _S[card] == self.trump:
+            r = _R[card]
+            if r == JACK:
+                w += 1.0
+            if r == self.lowest_trump and not self.dealt_low:
+                w += 0.8  # may be the Low, which goes to the trick's winner (A-5.2)
+        return w
+
+    def best_suit(self) -> tuple[str, float]:
+        suits = sorted({_S[c] for c in self.hand})
+        scored = [(estimate(self.hand, s, self.n, self.dealt_low), s) for s in suits]
+        est, suit = max(scored, key=lambda x: (x[0], -"CDHS".index(x[1])))
+        return suit, est
+
+
+def estimate(hand: list[str], suit: str, players: int, dealt_low: bool = False) -> float:
+    """The points (High, Low, Jack, Game) a pitcher holding `hand` may expect with `suit` as
+    trump, before any card is played."""
+    tr = sorted(_R[c] for c in hand if _S[c] == suit)
+    if not tr:
+        return 0.0
+    p = 6 * (players - 1) / UNSEEN_AT_DEAL  # a given unseen card is in another seat's hand
+    q = 1.0 - p
+    k, top, bottom = len(tr), tr[-1], tr[0]
+    high = q ** (ACE - top)
+    low_mine = q**bottom  # no lower trump in another hand
+    if dealt_low:
+        low = low_mine
+    else:
+        # the holder of the lowest trump must also win the trick it falls in
+        low = low_mine * min(0.85, 0.35 + 0.1 * k + (0.15 if top == ACE else 0.0))
+        low += (1.0 - low_mine) * (0.15 if top >= KING else 0.05)
+    above_jack = sum(1 for r in tr if r > JACK)
+    if JACK in tr:
+        jack = min(0.9, 0.4 + 0.12 * (k - 1) + (0.2 if top == ACE else 0.0))
+    else:
+        jack = p * min(0.6, 0.15 * above_jack + (0.15 if top == ACE else 0.0))
+    sides = [c for c in hand if _S[c] != suit]
+    game = 0.05 + 0.1 * k + (0.12 if TEN in tr else 0.0) + 0.05 * sum(1 for c in sides if _R[c] >= KING)
+    game = min(0.85, game * (4 / max(3, players)) ** 0.5)
+    return high + low + jack + game + PITCHER_EDGE
+
+
+def _play(legal: list[dict], card: str) -> dict:
+    for m in legal:
+        if m["type"] == "play" and m["card"] == card:
+            return m
+    raise LookupError(card)
+
+
+def _bid(legal: list[dict], value: int) -> dict | None:
+    for m in legal:
+        if m["type"] == "bid" and m["value"] == value:
+            return m
+    return None
+
+
+# --- easy ------------------------------------------------------------------------------------
+def easy(view: dict, rng: random.Random) -> dict:
+    legal = view["legal_moves"]
+    if len(legal) == 1:
+        return legal[0]
+    ctx = _Ctx(view)
+    if view["phase"] == "auction":
+        return _easy_auction(ctx, legal)
+    if ctx.trump is None:  # the pitcher's first lead after a bid: it names trump
+        return _play(legal, _first_lead(ctx.hand, ctx.best_suit()[0]))
+    if not ctx.trick:
+        return _play(legal, _easy_lead(ctx))
+    return _play(legal, _easy_follow(ctx, legal))
+
+
+def _easy_auction(ctx: _Ctx, legal: list[dict]) -> dict:
+    suit, est = ctx.best_suit()
+    public = ctx.view["public"]
+    high = public["high_bid"]
+    want = 4 if est >= PITCH_AT else min(3, int(est + BID_SLACK))
+    if ctx.me == ctx.view["dealer"]:
+        # The dealer speaks last: the cheapest bid that wins is enough (a bid of 4 is never
+        # needed), and a forced bid (everyone passed, A-3.3) is 2 at least.
+        need = max(high, 2)
+        if want >= need or _bid(legal, 0) is None:
+            move = _bid(legal, need) or _bid(legal, need + 1)
+            if move is not None:
+                return move
+        return _bid(legal, 0) or min((m for m in legal if m["type"] == "bid"), key=lambda m: m["value"])
+    if want >= 4:
+        # Pitching a 4 (A-3.2): the same as bidding 4 and leading this card.
+        return _play(legal, _first_lead(ctx.hand, suit))
+    if want > high and want >= MIN_BID:
+        move = _bid(legal, want)
+        if move is not None:
+            return move
+    return _bid(legal, 0) or min((m for m in legal if m["type"] == "bid"), key=lambda m: m["value"])
+
+
+def _first_lead(hand: list[str], suit: str) -> str:
+    """The pitcher's first lead, which names `suit` as trump: the highest trump when it is a Q
+    or better (it pulls trumps and may take High), else the highest trump that carries no
+    point of its own (keeping the jack, the 10 and the lowest trump for later)."""
+    tr = sorted((c for c in hand if _S[c] == suit), key=lambda c: _R[c])
+    if _R[tr[-1]] >= QUEEN or len(tr) == 1:
+        return tr[-1]
+    plain = [c for c in tr[1:] if _R[c] not in (TEN, JACK)]
+    return plain[-1] if plain else tr[-1]
+
+
+def _easy_lead(ctx: _Ctx) -> str:
+    hand = ctx.hand
+    trumps = sorted((c for c in hand if ctx.is_trump(c)), key=lambda c: _R[c])
+    if trumps:
+        if not ctx.unseen_trumps:
+            # Nobody else can hold a trump: each of ours wins; the ones with points first.
+            return max(trumps, key=lambda c: (ctx.worth(c), _R[c]))
+        boss = [c for c in trumps if _R[c] > ctx.top_unseen]
+        if boss:
+            # Pull trumps with a trump nobody can beat (the lowest such: same effect).
+            return boss[0]
+    sides = [c for c in hand if not ctx.is_trump(c)]
+    pool = sides or trumps
+    return min(pool, key=lambda c: (_throw_cost(ctx, c), _R[c]))
+
+
+def _throw_cost(ctx: _Ctx, card: str) -> float:
+    cost = ctx.worth(card)
+    if ctx.is_trump(card):
+        cost += TRUMP_COST
+    return cost
+
+
+def _easy_follow(ctx: _Ctx, legal: list[dict]) -> str:
+    trick = ctx.trick
+    trump = ctx.trump
+    led = _S[trick[0]["card"]]
+    best = trick[0]["card"]
+    for p in trick[1:]:
+        c = p["card"]
+        if _beats(c, best, led, trump):
+            best = c
+    stake = sum(ctx.worth(p["card"]) for p in trick)
+    last = len(trick) == ctx.n - 1
+    top_unseen = ctx.top_unseen
+
+    def value(card: str) -> float:
+        own = ctx.worth(card)
+        is_trump = _S[card] == trump
+        spend = 0.0
+        if is_trump:
+            spend = BOSS_COST if (_R[card] > top_unseen and ctx.unseen_trumps) else TRUMP_COST
+        if not _beats(card, best, led, trump):
+            return -own - (spend if is_trump else 0.0) * 0.5
+        sure = last or (is_trump and _R[card] > top_unseen)
+        if sure:
+            return stake + own - spend
+        return UNSURE * (stake + own) - (1 - UNSURE) * own - spend
+
+    cards = [m["card"] for m in legal]
+    return max(cards, key=lambda c: (round(value(c), 6), -_R[c], -"CDHS".index(_S[c])))
+
+
+def _beats(card: str, best: str, led: str, trump: str) -> bool:
+    s, bs = _S[card], _S[best]
+    if s == trump:
+        return bs != trump or _R[card] > _R[best]
+    return bs != trump and s == led and _R[card] > _R[best]
+
+
+# --- hard ------------------------------------------------------------------------------------
+def hard(view: dict, rng: random.Random) -> dict:
+    legal = view["legal_moves"]
+    if len(legal) == 1:
+        return legal[0]
+    if view["you"] is None or view["phase"] not in ("auction", "play"):
+        return easy(view, rng)
+    me = view["you"]["seat"]
+    default = easy(view, rng)
+    candidates = _candidates(view, legal, default)
+    if len(candidates) == 1:
+        return candidates[0]
+    per = determinizations(view, len(candidates))
+    voids = _voids(view)
+    totals = [0.0] * len(candidates)
+    for _ in range(per):
+        base = _determinize(view, voids, rng)
+        seed = rng.randrange(1 << 30)
+        for i, move in enumerate(candidates):
+            totals[i] += _playout(base, me, move, random.Random(seed))
+    best = max(range(len(candidates)), key=lambda i: (round(totals[i], 6), -i))
+    return candidates[best]
+
+
+def determinizations(view: dict, candidates: int) -> int:
+    """Deals per candidate move: MOVE_BUDGET shared by the candidates' playouts."""
+    left = sum(s["card_count"] for s in view["seats"])
+    if view["phase"] == "auction":
+        left += len(view["seats"]) - len(view["public"]["bids"])
+    per = MOVE_BUDGET // (candidates * (left + PLAYOUT_OVERHEAD))
+    return max(MIN_DETERMINIZATIONS, min(MAX_DETERMINIZATIONS, per))
+
+
+def _candidates(view: dict, legal: list[dict], default: dict) -> list[dict]:
+    """Easy's choice first. In play, every legal card; in the auction, the bids and one pitch
+    per suit held (easy's first lead in that suit)."""
+    out = [default]
+    if view["phase"] == "auction":
+        hand = view["you"]["hand"]
+        pitches = [_first_lead(hand, s) for s in sorted({_S[c] for c in hand})]
+        for m in legal:
+            if (m["type"] == "bid" or m["card"] in pitches) and m != default:
+                out.append(m)
+        return out
+    return out + [m for m in legal if m != default]
+
+
+def _voids(view: dict) -> list[set[str]]:
+    """The suits each seat is known not to hold, from this hand's plays (A-4.2, A-4.3)."""
+    public = view["public"]
+    trump = public["trump"]
+    voids: list[set[str]] = [set() for _ in view["seats"]]
+    if trump is None:
+        return voids
+    tricks = [t["cards"] for t in public["tricks"]]
+    if public["trick"]:
+        tricks.append(public["trick"])
+    for plays in tricks:
+        led = _S[plays[0]["card"]]
+        for p in plays[1:]:
+            s = _S[p["card"]]
+            if s != led and (led == trump or s != trump):
+                voids[p["seat"]].add(led)
+    return voids
+
+
+def _determinize(view: dict, voids: list[set[str]], rng: random.Random) -> dict:
+    """A full engine state that gives this view to this seat, the unseen cards dealt at random
+    to the other seats (their public counts, their known voids) and to the undealt pile."""
+    me = view["you"]["seat"]
+    public = view["public"]
+    hand = view["you"]["hand"]
+    n = len(view["seats"])
+    played = {p["card"] for t in public["tricks"] for p in t["cards"]}
+    played.update(p["card"] for p in public["trick"])
+    mine = set(hand)
+    pool = [c for c in DECK if c not in played and c not in mine]
+    rng.shuffle(pool)
+    hands: list[list[str]] = [[] for _ in range(n)]
+    hands[me] = list(hand)
+    others = sorted((s for s in range(n) if s != me), key=lambda s: (-len(voids[s]), s))
+    for s in others:
+        need = view["seats"][s]["card_count"]
+        allowed = [c for c in pool if _S[c] not in voids[s]]
+        if len(allowed) < need:  # cannot happen with a consistent view; deal freely then
+            allowed = pool
+        got = set(allowed[:need])
+        hands[s] = sort_cards(list(got))
+        pool = [c for c in pool if c not in got]
+    return _state(view, hands, pool)
+
+
+def _state(view: dict, hands: list[list[str]], undealt: list[str]) -> dict:
+    """The engine's state layout (see games/engine/pitch.py) rebuilt from a view."""
+    public = view["public"]
+    finished = view["phase"] == "finished"
+    return {
+        "players": len(view["seats"]),
+        "seed": 0,
+        "status": "finished" if finished else "active",
+        "options": {"target_score": public["target_score"], "low_to": public["low_to"]},
+        "phase": view["phase"],
+        "dealer": view["dealer"],
+        "hand_no": view["round"] - 1,
+        "hands": hands,
+        "undealt": undealt,
+        "turn": view["turn"],
+        "bids": public["bids"],
+        "high_bid": public["high_bid"],
+        "high_bidder": public["high_bidder"],
+        "pitcher": public["pitcher"],
+        "contract": public["contract"],
+        "trump": public["trump"],
+        "trick": public["trick"],
+        "tricks": public["tricks"],
+        "tricks_won": public["tricks_won"],
+        "scores": view["scores"],
+        "last_hand": public["last_hand"],
+        "winners": public["winners"],
+    }
+
+
+def _playout(state: dict, me: int, move: dict, rng: random.Random, fast: bool = True) -> float:
+    """This seat's score change for the hand minus the best other seat's when it makes `move`
+    and every seat then plays `easy` to the end of the hand.
+
+    The first move goes through `ENGINE.apply` (which never mutates `state`, so all playouts
+    share it) and returns a private copy. With `fast`, the moves after it are made on that copy
+    by the engine's own step functions (`_bid`, `_pitch`, `_play`: what `apply` runs after
+    checking the move and copying the state); every move is one of `legal_moves`, so the
+    checks and the copy per move are skipped. A test checks that both ways agree."""
+    state, events = ENGINE.apply(state, me, move)
+    while True:
+        for e in events:
+            if e["type"] == "hand_scored":
+                deltas = e["deltas"]
+                score = deltas[me] - max(d for s, d in enumerate(deltas) if s != me)
+                for g in events:
+                    if g["type"] == "game_over":
+                        score += WIN_BONUS if me in g["winners"] else -WIN_BONUS
+                return float(score)
+        seat = state["turn"]
+        mv = easy(_playout_view(state, seat), rng)
+        if not fast:
+            state, events = ENGINE.apply(state, seat, mv)
+            continue
+        events = []
+        if mv["type"] == "bid":
+            _engine._bid(state, seat, mv["value"], events)
+        elif state["phase"] == "auction":
+            _engine._pitch(state, seat, mv["card"], events)
+        else:
+            _engine._play(state, seat, mv["card"], events)
+
+
+def _playout_view(state: dict, seat: int) -> dict:
+    """The part of `ENGINE.view(state, seat)` that `easy` reads, without the copies (a playout
+    never keeps or edits it). A test checks that `easy` decides the same on both."""
+    return {
+        "phase": state["phase"],
+        "dealer": state["dealer"],
+        "you": {"seat": seat, "hand": state["hands"][seat]},
+        "seats": state["tricks_won"],  # only its length (the number of seats) is read
+        "public": {
+            "low_to": state["options"]["low_to"],
+            "high_bid": state["high_bid"],
+            "trump": state["trump"],
+            "trick": state["trick"],
+            "tricks": state["tricks"],
+        },
+        "legal_moves": ENGINE.legal_moves(state, seat),
+    }
