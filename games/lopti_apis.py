@@ -108,8 +108,53 @@ class VoteProposalSerializer(serializers.Serializer):
         ref_name = "VoteProposal"
 
 
-VOTE_DOC = serializers.DictField(help_text="id, kind, proposer, applies, tally {yes, no, abstain, members}, ballots, status open|passed|failed|tied|decided, duel")
-DUEL_DOC = serializers.DictField(help_text="id, players, score, throws revealed once both threw, status, winner")
+class VoteSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    session = serializers.IntegerField()
+    round = serializers.IntegerField()
+    setup = serializers.BooleanField(help_text="a restore vote of a new session's setup (L-12.5)")
+    kind = serializers.ChoiceField(choices=["remove", "modify", "restore", "base_rule"])
+    proposer = serializers.IntegerField(help_text="seat")
+    applies = serializers.ChoiceField(choices=["now", "next_round"])
+    rule_id = serializers.IntegerField(allow_null=True)
+    rule = serializers.DictField(allow_null=True)
+    key = serializers.CharField(allow_null=True)
+    value = serializers.JSONField(allow_null=True)
+    tally = serializers.DictField(help_text="yes, no, abstain, members")
+    ballots = serializers.ListField(child=serializers.DictField(), help_text="public ballots, in order")
+    status = serializers.ChoiceField(choices=["open", "passed", "failed", "tied", "decided"])
+    stage = serializers.CharField(help_text="ballots, champions or duel")
+    opponent = serializers.IntegerField(allow_null=True, help_text="the seat facing the proposer in a duel")
+    champions = serializers.ListField(child=serializers.IntegerField())
+    champion_waiting = serializers.ListField(child=serializers.IntegerField())
+    duel = serializers.IntegerField(allow_null=True, help_text="the deciding duel's id")
+    duels = serializers.ListField(child=serializers.IntegerField(), help_text="every duel of this vote, knockouts included")
+    decided_for = serializers.CharField(allow_null=True)
+    result = serializers.CharField(allow_null=True)
+    reason = serializers.CharField(allow_null=True)
+
+    class Meta:
+        ref_name = "RuleVote"
+
+
+class DuelSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    vote_id = serializers.IntegerField()
+    kind = serializers.CharField(help_text="duel (first to 16) or knockout (one decisive throw)")
+    players = serializers.ListField(child=serializers.IntegerField())
+    first_to = serializers.IntegerField()
+    score = serializers.ListField(child=serializers.IntegerField())
+    throws = serializers.ListField(child=serializers.DictField(), help_text="completed pairs only: a throw is shown once both threw")
+    waiting = serializers.ListField(child=serializers.IntegerField(), help_text="seats still to throw this pair")
+    status = serializers.CharField()
+    winner = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        ref_name = "Duel"
+
+
+VOTE_DOC = VoteSerializer
+DUEL_DOC = DuelSerializer
 
 
 def _body(request) -> dict:

@@ -180,6 +180,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "FaceUpSourceEnum": ["hand", "face_down"],
+        "TableStatusEnum": "games.models.Table.Status",
+        "VoteStatusEnum": ["open", "passed", "failed", "tied", "decided"],
+    },
 }
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs no

@@ -67,3 +67,16 @@ def test_readiness_is_503_when_the_broker_is_unreachable(settings):
 def test_unknown_paths_answer_in_the_error_shape():
     r = Client().get("/api/v1/no-such-thing")
     assert r.status_code == 404 and r.json()["code"] == "not_found"
+
+
+def test_schema_generates_without_warnings_or_errors():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run(
+        [sys.executable, "manage.py", "spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null"],
+        cwd=root, capture_output=True, text=True,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
