@@ -15,6 +15,7 @@ from .test_lopti_support import (
     FULL,
     G,
     deck_for,
+    decline,
     expected_deal,
     face_down,
     first,
@@ -230,7 +231,8 @@ def test_L_13_set_base_rule_next_round_waits_for_the_deal():
     assert st["rules"]["ten_clears"] is True and st["rules"]["hand_size"] == 3
     assert st["next_rules"] == {"ten_clears": False, "hand_size": 5, "face_up_count": 1}
     assert G.view(st, 0)["public"]["next_rules"] == st["next_rules"]
-    st, events = face_down(st, 0, 0)
+    st, _ = face_down(st, 0, 0)
+    st, events = decline(st)
     assert st["round"] == 2 and st["next_rules"] == {}
     assert st["rules"]["ten_clears"] is False and st["rules"]["hand_size"] == 5
     assert all(len(h) == 5 for h in st["hands"]) and all(len(f) == 1 for f in st["face_up"])
@@ -270,7 +272,7 @@ def test_L_13_pending_direction_change_applies_to_play_order_next_round():
     st = lopti.set_base_rule(st, "direction", "counterclockwise", "next_round")
     assert st["rules"]["direction"] == "clockwise"
     st, _ = face_down(st, 0, 0)
-    st = keep_all(st)
+    st = keep_all(decline(st)[0])
     assert st["turn"] == 0
     card = st["hands"][0][0]
     st, _ = play(st, 0, card)
@@ -396,6 +398,8 @@ def test_view_layout():
         "out",
         "place",
         "round_wins",
+        "revealed_hand",  # L-11.7 reveal_hand
+        "skips",  # L-11.7 skip_next_turn
         "swap_done",
     }
     st = keep_all(st)
@@ -423,6 +427,17 @@ def test_view_layout():
         "round_wins",
         "out",
         "places",
+        # house rules and the Rule Vote (L-11, L-12); test_lopti_house_rules covers them
+        "direction_reversed",
+        "session",
+        "window",
+        "house_rules",
+        "rule_history",
+        "pending_changes",
+        "vote_used",
+        "vote",
+        "duel",
+        "pause",
     }
     assert view["turn"] == 0 and view["legal_moves"] == [] and view["scores"] == [0, 0, 0]
     spectator = G.view(st, None)
@@ -536,7 +551,8 @@ def test_L_11_7_every_base_event_goes_through_fire():
     ]
     assert ctx.fired[1]["legal"] is False
     st = table(players=2, turn=0, face_down={0: ["9D", None, None]})
-    ctx = G.apply_in_context(st, 0, {"type": "play_face_down", "index": 0})
+    st, _ = face_down(st, 0, 0)
+    ctx = G.apply_in_context(st, 0, {"type": "decline_rule"})  # the next deal (L-11.1)
     names = [f["event"] for f in ctx.fired]
     assert "round_start" in names and set(names) <= HOOK_EVENTS
 

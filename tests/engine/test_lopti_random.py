@@ -148,6 +148,8 @@ def run_sessions(seed: int, sessions: int, hidden_every: int) -> int:
             assert to_act, "an active table always has someone to act"
             if st["phase"] == "play":
                 assert to_act == [st["turn"]] and not st["out"][st["turn"]]
+            elif st["phase"] == "house_rule":  # L-11.1: only the winner acts in the window
+                assert to_act == [st["window"]["winner"]] == [G.view(st, None)["turn"]]
             else:
                 assert G.view(st, None)["turn"] is None
             seat = rng.choice(to_act)

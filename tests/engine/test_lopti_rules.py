@@ -13,6 +13,7 @@ from .test_lopti_support import (
     FULL,
     SEED,
     G,
+    decline,
     expected_deal,
     face_down,
     first,
@@ -115,13 +116,20 @@ def finish_round(st: dict, winner: int) -> tuple[dict, list[dict]]:
     st["cleared"] += st["pile"]
     st.update(pile=[], top_count=0, low_lock=False, obligation=None, turn=winner, played=False, extra_plays=0)
     st.update(phase="play", swap_done=[True] * n)
-    return face_down(st, winner, 0)
+    st, events = face_down(st, winner, 0)
+    if st["phase"] != "house_rule":
+        return st, events
+    st, dealt = decline(st)  # L-11.1: the winner's window closes, the next round is dealt
+    return st, events + dealt
 
 
 def test_L_2_2_round_ends_with_a_winner_and_the_next_is_dealt():
     st = table(players=3, turn=1, face_down={1: [None, "9C", None]})
     st, events = face_down(st, 1, 1)
-    assert types(events)[-2:] == ["round_end", "deal"]
+    assert types(events)[-2:] == ["round_end", "house_rule_window"]
+    assert st["phase"] == "house_rule" and st["round"] == 1
+    st, dealt = decline(st)
+    assert types(dealt)[1] == "deal"
     end = first(events, "round_end")
     assert end["winner"] == 1 and end["round"] == 1
     assert st["round"] == 2 and st["round_wins"] == [0, 1, 0]
@@ -786,10 +794,11 @@ def test_L_10_3_play_for_places():
     st, events = face_down(st, 1, 0)
     end = first(events, "round_end")
     assert end["places"] == [0, 1, 2] and end["winner"] == 0
-    assert st["round_wins"] == [1, 0, 0] and st["round"] == 2
+    assert st["round_wins"] == [1, 0, 0] and st["phase"] == "house_rule"
+    assert st["round"] == 1 and decline(st)[0]["round"] == 2
     st = table(players=3, face_down={0: ["9D", None, None]})
     st, events = face_down(st, 0, 0)
-    assert first(events, "round_end")["places"] == [0] and st["round"] == 2
+    assert first(events, "round_end")["places"] == [0] and decline(st)[0]["round"] == 2
 
 
 def test_L_10_4_the_winner_is_recorded_for_the_house_rule():

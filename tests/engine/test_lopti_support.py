@@ -184,6 +184,12 @@ def face_down(st: dict, seat: int, index: int) -> tuple[dict, list[dict]]:
     return move(st, seat, {"type": "play_face_down", "index": index})
 
 
+def decline(st: dict) -> tuple[dict, list[dict]]:
+    """L-11.1: the round's winner declines to write a house rule; the next round is dealt."""
+    assert st["phase"] == "house_rule"
+    return move(st, st["window"]["winner"], {"type": "decline_rule"})
+
+
 def keep_all(st: dict) -> dict:
     for s in list(G.to_act(st)):
         st, _ = move(st, s, {"type": "keep"})

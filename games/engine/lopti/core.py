@@ -1,53 +1,19 @@
-"""Lopti: a Palace/Shithead-style shedding game played in sessions (spec: shared/spec/lopti.md).
+"""Lopti's base rules (L-1 to L-10, L-13): the deal, the turn state machine and legality.
 
-Base rules implemented here (house rules L-11 and the Rule Vote L-12 plug in later):
-
-- L-1: 2-5 players, 52 cards, ranks 2 < 3 < ... < K < A; 2 resets, 3 redirects, 7 plays low,
-  10 clears. "Next player" is seat + 1 (seat - 1 with `direction` counterclockwise, L-13),
-  skipping players who are out.
-- L-2: a table is one session of rounds. Round 1's dealer is fixed or drawn from the seed, the
-  dealer then moves one seat clockwise per round; the dealer plays first in round 1, the previous
-  round's winner afterwards. The next round is dealt inside `apply` when a round ends, until the
-  `rounds` option (0 = no limit) is reached; `public.winners` are then the seats with most round
-  wins.
-- L-3: one card at a time from dealer + 1: face-down rounds, face-up rounds (face-up i lies on
-  face-down i), hand rounds; the rest is the draw pile in order. Face-down cards are hidden from
-  everybody, their owner included. Swap phase (simultaneous): each player swaps up to
-  `swaps_allowed` times a hand card with a face-up card, or keeps; the timeout keeps.
-- L-4: a turn is one play (cards of one rank from the hand, or one face-down card) or taking the
-  non-empty pile (allowed even with a legal play; it ends the turn, extra plays included). After
-  the first legal play of a turn, one draw if the hand holds fewer than `hand_size` cards.
-- L-5: legality, first test that applies: 3-obligation -> only 3s; a 3 is legal anywhere; empty
-  pile -> anything; same rank -> more cards than the top play or completing four; after a 7 ->
-  lower than 7; 2, 7 and 10 on anything; otherwise a higher rank (anything after a 2). Rank before
-  count. A special rank whose power is off (L-13) is an ordinary card.
-- L-6: 3s are discarded into the visible 3-chain (emptied by a non-3 play, a take or a clear);
-  on a non-empty pile they put a 3-obligation on the next player; four 3s in the chain clear.
-  A 7 sets the low lock for the next play; a 10 clears (not on a 7).
-- L-7: a clear (10, four of a rank at the top, four 3s) removes the pile and every pending 3/7
-  effect and gives one extra play on the empty pile (none to a player who went out with it).
-  Order in a turn: first play -> its effects -> the draw -> the face-up pickup -> extra plays.
-- L-8: when the hand is empty after the draw opportunity, the face-up cards become the hand.
-- L-9: with no hand and no face-up cards, play a face-down card blind by position; it is revealed
-  to all; an illegal one goes onto the pile and the player takes the pile (turn over).
-- L-10: the first player to play their last card wins the round (settled before the draw; the
-  last card's effect still happens); with `play_for_places` the others play on for places.
-- L-13: every base rule lives in `state["rules"]`; `set_base_rule` changes one (deal-touching keys
-  wait in `state["next_rules"]` for the next deal).
-- L-14: views show only what a seat may see: the draw pile's size, never its order; no face-down
-  card before it is played; a drawn card only to the drawer.
-
-Every base event of L-11.7 goes through `_fire`, the single place where house rules will act.
+Every base event of L-11.7 goes through `_fire`, which hands it to the house-rule engine
+(`ctx.hook`, see house_rules.py) unless it happened inside a house rule's own effect. The
+pieces of state that house rules change between base events live here too, because the turn
+machine honours them: pending skips (`skips`), hands shown to everyone (`revealed`), the
+reversed order of play (`reversed`), the per-turn bound on house-rule work (`rule_firings`)
+and the seats that may not receive cards while they go out (`ctx.protected`).
 """
 
 from __future__ import annotations
 
-import itertools
 import marshal
 
-from .base import Game, GameConflict, IllegalMove, InvalidMove, NotYourTurn, Option
-from .cards import RANKS, SUITS, check_fixed_deck, deal_rng, is_card, rank_of, shuffled, standard_deck
-from .registry import register
+from ..base import GameConflict, IllegalMove, InvalidMove, Option
+from ..cards import RANKS, SUITS, is_card, rank_of, shuffled, standard_deck
 
 RANK_VALUE = {rank: i for i, rank in enumerate(RANKS)}  # L-1.2: cards.RANKS is 2..A
 SUIT_VALUE = {suit: i for i, suit in enumerate(SUITS)}
@@ -114,59 +80,90 @@ def _deal_fits(rules: dict, players: int) -> bool:
     return dealt * players <= DECK_SIZE
 
 
-def set_base_rule(state: dict, key: str, value, applies: str) -> dict:
-    """Return a new state with one base rule (L-13) changed, for a passed Rule Vote (L-12).
-
-    `applies` is "now" or "next_round"; keys of NEXT_ROUND_RULES always wait for the next deal.
-    An immediate change stops the unfinished special action it switches off (L-12.2)."""
-    if state["status"] == "finished":
-        raise GameConflict("the session is over")
+def check_base_rule(state: dict, key: str, value, applies: str):
+    """L-13: the checked value of a base-rule change, or InvalidMove naming the field. The vote
+    procedure and `rounds` are not base rules, so no vote can change them (L-12.2)."""
     if key not in BASE_RULES:
         raise InvalidMove(f"unknown base rule {key!r}", fields={"key": ["not a base rule (L-13)"]})
-    value = BASE_RULES[key].check(key, value)
+    try:
+        value = BASE_RULES[key].check(key, value)
+    except InvalidMove as exc:
+        raise InvalidMove(
+            exc.message, fields={"value": [m for ms in exc.fields.values() for m in ms]}
+        ) from exc
     if applies not in ("now", "next_round"):
         raise InvalidMove("applies must be 'now' or 'next_round'", fields={"applies": ["now or next_round"]})
-    st = _clone(state)
-    if not _deal_fits({**st["rules"], **st["next_rules"], key: value}, st["players"]):
+    if not _deal_fits({**state["rules"], **state["next_rules"], key: value}, state["players"]):
         raise InvalidMove(
             "the cards dealt would not fit the deck (L-13)", fields={"value": ["too many cards dealt"]}
         )
+    return value
+
+
+def change_base_rule(st: dict, key: str, value, applies: str) -> str:
+    """Change one checked base rule in place; returns "now" or "next_round", when it applies.
+    An immediate change stops the unfinished special action it switches off (L-12.2)."""
     if applies == "next_round" or key in NEXT_ROUND_RULES:
         st["next_rules"][key] = value
-        return st
+        return "next_round"
     st["rules"][key] = value
     st["next_rules"].pop(key, None)
     if key == "seven_plays_low" and not value:
         st["low_lock"] = False
     if key == "three_redirects" and not value:
         st["obligation"] = None
+    return "now"
+
+
+def set_base_rule(state: dict, key: str, value, applies: str) -> dict:
+    """Return a new state with one base rule (L-13) changed, as a passed Rule Vote does (L-12).
+
+    `applies` is "now" or "next_round"; keys of NEXT_ROUND_RULES always wait for the next deal."""
+    if state["status"] == "finished":
+        raise GameConflict("the session is over")
+    value = check_base_rule(state, key, value, applies)
+    st = _clone(state)
+    change_base_rule(st, key, value, applies)
     return st
 
 
 class _Ctx:
-    """One `apply` call: the state being changed, the move-log events and the base events fired."""
+    """One `apply` call: the state being changed, the move-log events, the base events fired,
+    and the house-rule engine (`hook`, None for the table's first deal, which has no rules)."""
 
-    def __init__(self, state: dict):
+    def __init__(self, state: dict, hook=None):
         self.state = state
         self.events: list[dict] = []
         self.fired: list[dict] = []
+        self.hook = hook
+        self.in_effect = False  # L-11.7: effects of house rules never trigger house rules
+        self.protected: set[int] = set()  # seats playing their last card (L-11.3: no rule stops a win)
+        self.rule_extra = 0  # extra plays that house-rule clears gave during this call (L-7.4)
 
     def log(self, event: dict) -> None:
         self.events.append(event)
 
 
 def _fire(ctx: _Ctx, event: str, timing: str, **facts) -> None:
-    """A base event of L-11.7 ("before" or "after" it happens). House rules (L-11) hook in here;
-    the base game only records it."""
+    """A base event of L-11.7 ("before" or "after" it happens); `facts["seat"]` is its actor.
+    House rules act here, except on the base events that their own effects cause."""
     ctx.fired.append({"event": event, "timing": timing, **facts})
+    if ctx.hook is not None and not ctx.in_effect:
+        ctx.hook(ctx, event, timing, facts)
 
 
 # --- table geometry --------------------------------------------------------------------------
 
 
-def _next_active(st: dict, seat: int) -> int:
-    """L-1.5 / L-13 `direction`: the next seat in play order that is not out."""
+def _step(st: dict) -> int:
+    """L-1.5 / L-13 `direction`, turned round while a house rule's reverse_direction holds."""
     step = 1 if st["rules"]["direction"] == "clockwise" else -1
+    return -step if st["reversed"] else step
+
+
+def _next_active(st: dict, seat: int, step: int | None = None) -> int:
+    """L-1.5: the next seat in play order that is not out (`step` -1: the previous one)."""
+    step = _step(st) if step is None else step
     n = st["players"]
     s = seat
     for _ in range(n):
@@ -174,6 +171,10 @@ def _next_active(st: dict, seat: int) -> int:
         if not st["out"][s]:
             return s
     return seat
+
+
+def _prev_active(st: dict, seat: int) -> int:
+    return _next_active(st, seat, -_step(st))
 
 
 def _run_length(st: dict) -> int:
@@ -192,6 +193,15 @@ def _run_length(st: dict) -> int:
 
 def _has_cards(st: dict, seat: int) -> bool:
     return bool(st["hands"][seat]) or any(st["face_up"][seat]) or any(st["face_down"][seat])
+
+
+def held(st: dict, seat: int) -> int:
+    """Every card a seat holds: hand, face-up and face-down (all public counts)."""
+    return (
+        len(st["hands"][seat])
+        + sum(1 for c in st["face_up"][seat] if c)
+        + sum(1 for c in st["face_down"][seat] if c)
+    )
 
 
 def _face_down_phase(st: dict, seat: int) -> bool:
@@ -257,11 +267,47 @@ def _set_lock(ctx: _Ctx, on: bool) -> None:
 # --- the turn state machine --------------------------------------------------------------------
 
 
-def _start_turn(ctx: _Ctx, seat: int) -> None:
+def _end_reveal(ctx: _Ctx, seat: int) -> None:
+    """L-11.7 reveal_hand: a hand is public until its owner's next turn."""
     st = ctx.state
+    if any(r["seat"] == seat for r in st["revealed"]):
+        st["revealed"] = [r for r in st["revealed"] if r["seat"] != seat]
+        ctx.log({"type": "reveal_end", "seat": seat})
+
+
+def _start_turn(ctx: _Ctx, seat: int, keep_extra: bool = False) -> None:
+    """A new turn for `seat`, or for the next seat that has no skip pending (L-11.7
+    skip_next_turn: each skip is used up by one turn of its seat, so this ends). `keep_extra`
+    keeps the extra plays that house-rule clears gave the first player at the round's start.
+
+    Ruling (L-11.3, no rule may prevent winning): a seat never loses two turns in a row; a skip
+    that would take its second is void. Otherwise a rule skipping everyone else at every turn
+    would lock players out of the round."""
+    st = ctx.state
+    for _ in range(len(st["skips"]) + 1):
+        _end_reveal(ctx, seat)
+        skip = next((k for k in st["skips"] if k["seat"] == seat), None)
+        if skip is None:
+            break
+        st["skips"].remove(skip)
+        if seat in st["skipped"]:
+            ctx.log({"type": "skip_void", "seat": seat, "rule_id": skip["rule_id"]})
+            break
+        st["skipped"].append(seat)
+        nxt = _next_active(st, seat)
+        ctx.log({"type": "turn_skipped", "seat": seat, "rule_id": skip["rule_id"]})
+        if st["obligation"] == seat:
+            # Ruling: a 3-obligation binds the next player who plays (L-6.2), so it passes
+            # on with a skipped turn; the low lock binds the next play anyway.
+            _set_obligation(ctx, nxt)
+        seat = nxt
+    if seat in st["skipped"]:
+        st["skipped"].remove(seat)
     st["turn"] = seat
     st["played"] = False
-    st["extra_plays"] = 0
+    if not keep_extra:
+        st["extra_plays"] = 0
+    st["rule_firings"] = 0
     _fire(ctx, "turn_start", "before", seat=seat)
     _fire(ctx, "turn_start", "after", seat=seat)
 
@@ -282,12 +328,21 @@ def _clear(ctx: _Ctx, seat: int, cause: str) -> None:
     )
     if st["rules"]["extra_play_on_clear"]:
         st["extra_plays"] += 1
+        if cause == "house_rule":
+            ctx.rule_extra += 1
     _fire(ctx, "clear", "after", seat=seat, cause=cause)
 
 
 def _take_pile(ctx: _Ctx, seat: int) -> None:
-    """L-4.5: the whole pile goes to the hand (3s never: they are not on it); the turn ends."""
+    """L-4.5: the whole pile goes to the hand (3s never: they are not on it); the turn ends,
+    extra plays of earlier clears included.
+
+    Ruling: the extra plays that house-rule clears give during this very call (after the take,
+    or after the reveal of an illegal face-down card) are kept, and the taker plays them before
+    the turn ends: no house rule may cost the clearer its extra play (L-7.4). (A clear just
+    before a take is refused by validate_rule: it would cancel the take, L-11.2.)"""
     st = ctx.state
+    st["extra_plays"] = min(st["extra_plays"], ctx.rule_extra)
     _fire(ctx, "take_pile", "before", seat=seat)
     cards = st["pile"]
     st["hands"][seat] = sorted(st["hands"][seat] + cards, key=card_key)
@@ -298,7 +353,10 @@ def _take_pile(ctx: _Ctx, seat: int) -> None:
     _set_lock(ctx, False)
     ctx.log({"type": "take_pile", "seat": seat, "cards": cards})
     _fire(ctx, "take_pile", "after", seat=seat, count=len(cards))
-    _start_turn(ctx, _next_active(st, seat))
+    if st["extra_plays"] > 0:
+        st["played"] = True  # L-7.3: an extra play is no new turn and gives no draw
+    else:
+        _start_turn(ctx, _next_active(st, seat))
 
 
 def _lay(ctx: _Ctx, seat: int, cards: list[str]) -> None:
@@ -335,6 +393,7 @@ def _settle_out(ctx: _Ctx, seat: int) -> bool:
     st = ctx.state
     if _has_cards(st, seat):
         return False
+    ctx.protected.add(seat)
     _fire(ctx, "go_out", "before", seat=seat)
     st["out"][seat] = True
     st["places"].append(seat)
@@ -352,9 +411,10 @@ def _draw(ctx: _Ctx, seat: int) -> None:
         return
     want = 1 if rules["draw_rule"] == "one_per_turn" else rules["hand_size"] - len(hand)
     _fire(ctx, "draw", "before", seat=seat)
+    # the draw decided above happens (L-11.2); `before` effects may have changed the hand
     drawn = st["draw_pile"][:want]
     del st["draw_pile"][:want]
-    st["hands"][seat] = sorted(hand + drawn, key=card_key)
+    st["hands"][seat] = sorted(st["hands"][seat] + drawn, key=card_key)
     ctx.log(
         {
             "type": "draw",
@@ -376,7 +436,8 @@ def _face_up_pickup(ctx: _Ctx, seat: int) -> None:
     _fire(ctx, "face_up_pickup", "before", seat=seat)
     cards = [c for c in st["face_up"][seat] if c]
     st["face_up"][seat] = [None] * len(st["face_up"][seat])
-    st["hands"][seat] = sorted(cards, key=card_key)
+    # the hand is empty unless a `before` house-rule effect has just given it cards
+    st["hands"][seat] = sorted(st["hands"][seat] + cards, key=card_key)
     ctx.log({"type": "face_up_pickup", "seat": seat, "cards": cards})
     _fire(ctx, "face_up_pickup", "after", seat=seat, count=len(cards))
 
@@ -393,6 +454,8 @@ def _play(ctx: _Ctx, seat: int, cards: list[str], source: str) -> None:
         st["extra_plays"] -= 1
     st["played"] = True
     facts = {"seat": seat, "rank": rank, "count": len(cards), "source": source}
+    if not _has_cards(st, seat):
+        ctx.protected.add(seat)  # L-11.3: the last card's play goes out, whatever rules add
     _fire(ctx, "play", "before", **facts)
     ctx.log({"type": "play", **facts, "cards": cards})
     if rank == "3" and st["rules"]["three_redirects"]:
@@ -400,6 +463,7 @@ def _play(ctx: _Ctx, seat: int, cards: list[str], source: str) -> None:
     else:
         _lay(ctx, seat, cards)
     out = _settle_out(ctx, seat)
+    ctx.protected.discard(seat)
     _fire(ctx, "play", "after", **facts)
     if not out:
         if first:
@@ -415,6 +479,10 @@ def _play_face_down(ctx: _Ctx, seat: int, index: int) -> None:
     """L-9: turned blind and shown to all; legal -> an ordinary play, else onto the pile and
     the player takes the pile."""
     st = ctx.state
+    if held(st, seat) == 1:
+        # L-11.3: a last face-down card may win; the protection depends on public counts
+        # only, so it tells nothing about the hidden card.
+        ctx.protected.add(seat)
     _fire(ctx, "face_down_reveal", "before", seat=seat, index=index)
     card = st["face_down"][seat][index]
     st["face_down"][seat][index] = None
@@ -424,6 +492,7 @@ def _play_face_down(ctx: _Ctx, seat: int, index: int) -> None:
     if legal:
         _play(ctx, seat, [card], "face_down")  # L-9.5: a first legal play, with its draw
     else:
+        ctx.protected.discard(seat)
         st["pile"].append(card)
         _take_pile(ctx, seat)
 
@@ -436,7 +505,8 @@ def _round_over(st: dict) -> bool:
 
 
 def _end_round(ctx: _Ctx) -> None:
-    """L-2.2: score the round, then deal the next one (L-2.3) unless `rounds` is reached."""
+    """L-2.2: score the round; then the winner's window of L-11.1 opens (phase `house_rule`),
+    unless `rounds` is reached."""
     st = ctx.state
     if st["rules"]["play_for_places"]:
         st["places"].extend(s for s in range(st["players"]) if not st["out"][s])
@@ -444,6 +514,9 @@ def _end_round(ctx: _Ctx) -> None:
     st["round_wins"][winner] += 1
     st["last_round_winner"] = winner
     st["turn"] = None
+    st["revealed"] = []  # the round's hands are dead: nothing stays public (L-11.7 reveal_hand)
+    st["skips"] = []
+    st["skipped"] = []
     ctx.log(
         {
             "type": "round_end",
@@ -459,11 +532,28 @@ def _end_round(ctx: _Ctx) -> None:
         st["winners"] = [s for s in range(st["players"]) if st["round_wins"][s] == best]
         st["status"] = "finished"
         st["phase"] = "finished"
+        # Ruling: the last round of the table opens no window: a house rule lasts for the
+        # session (L-11.1), and the session has no round left for it to act in.
         ctx.log({"type": "game_end", "winners": st["winners"], "round_wins": list(st["round_wins"])})
         return
+    st["phase"] = "house_rule"
+    st["window"] = {"winner": winner, "open": True, "rule_id": None}
+    ctx.log({"type": "house_rule_window", "winner": winner})
+
+
+def next_round(ctx: _Ctx) -> None:
+    """L-2.3: the dealer moves one seat clockwise and the next round is dealt from the seed and
+    the table's deal number."""
+    st = ctx.state
     st["round"] += 1
-    st["dealer"] = (st["dealer"] + 1) % st["players"]  # L-2.3
-    _deal(ctx, shuffled(standard_deck(), st["seed"], st["round"] - 1))
+    st["dealer"] = (st["dealer"] + 1) % st["players"]
+    deal_from_seed(ctx)
+
+
+def deal_from_seed(ctx: _Ctx) -> None:
+    st = ctx.state
+    st["deal_number"] += 1
+    _deal(ctx, shuffled(standard_deck(), st["seed"], st["deal_number"]))
 
 
 def _deal(ctx: _Ctx, deck: list[str]) -> None:
@@ -506,6 +596,14 @@ def _deal(ctx: _Ctx, deck: list[str]) -> None:
         places=[],
         swaps_left=[rules["swaps_allowed"]] * n,
         swap_done=[False] * n,
+        # per-round state of house rules and the Rule Vote (L-11.7, L-12.1)
+        skips=[],
+        skipped=[],
+        revealed=[],
+        reversed=False,
+        rule_firings=0,
+        round_started=False,
+        vote_used=False,
     )
     # L-2.4
     st["first_player"] = st["dealer"] if st["round"] == 1 else st["last_round_winner"]
@@ -526,30 +624,38 @@ def _deal(ctx: _Ctx, deck: list[str]) -> None:
             "rules": dict(rules),
         }
     )
-    _fire(ctx, "round_start", "before", round=st["round"])
-    _fire(ctx, "round_start", "after", round=st["round"])
+    # Ruling: the actor of round_start (for house rules) is the round's first player (L-2.4).
+    _fire(ctx, "round_start", "before", seat=st["first_player"], round=st["round"])
+    _fire(ctx, "round_start", "after", seat=st["first_player"], round=st["round"])
     if not swapping:
-        _start_turn(ctx, st["first_player"])
+        _start_turn(ctx, st["first_player"], keep_extra=True)
 
 
 # --- move parsing ----------------------------------------------------------------------------
 
 
-def _parse(move: object) -> dict:
-    """Shape checks only (InvalidMove); holdings and rules are checked later."""
+def parse_fields(
+    move: object, table: dict[str, set[str]], optional: dict[str, set[str]] | None = None
+) -> str:
+    """The move's type, after checking it is known and carries exactly its fields (`optional`
+    ones may be left out); InvalidMove names the field otherwise."""
     if not isinstance(move, dict):
         raise InvalidMove("a move must be an object", fields={"type": ["required"]})
     kind = move.get("type")
-    if not isinstance(kind, str) or kind not in MOVE_FIELDS:
-        raise InvalidMove(
-            f"unknown move type {kind!r}", fields={"type": [f"must be one of {sorted(MOVE_FIELDS)}"]}
-        )
-    extra = sorted(set(move) - MOVE_FIELDS[kind])
+    if not isinstance(kind, str) or kind not in table:
+        raise InvalidMove(f"unknown move type {kind!r}", fields={"type": [f"must be one of {sorted(table)}"]})
+    extra = sorted(set(move) - table[kind])
     if extra:
         raise InvalidMove(f"unexpected field(s) {extra}", fields={k: ["unexpected field"] for k in extra})
-    missing = sorted(MOVE_FIELDS[kind] - set(move))
+    missing = sorted(table[kind] - (optional or {}).get(kind, set()) - set(move))
     if missing:
         raise InvalidMove(f"missing field(s) {missing}", fields={k: ["required"] for k in missing})
+    return kind
+
+
+def _parse(move: object) -> dict:
+    """Shape checks only (InvalidMove); holdings and rules are checked later."""
+    kind = parse_fields(move, MOVE_FIELDS)
     if kind == "swap":
         for field in ("hand_card", "face_up_card"):
             if not is_card(move[field]):
@@ -596,6 +702,8 @@ def _check_holdings(st: dict, seat: int, move: dict) -> None:
 def _check_forbidden(st: dict, seat: int, move: dict) -> None:
     """IllegalMove for a well-formed move, with cards the mover holds, that the rules forbid now."""
     kind = move["type"]
+    if st["phase"] == "house_rule":
+        raise IllegalMove("the round is over: the winner writes or declines a house rule", rule="L-11.1")
     if st["phase"] == "swap":
         if kind not in ("swap", "keep"):
             raise IllegalMove("play starts when every player has swapped or kept", rule="L-3.3")
@@ -614,236 +722,3 @@ def _check_forbidden(st: dict, seat: int, move: dict) -> None:
             raise IllegalMove(reason[0], rule=reason[1])
     elif not _face_down_phase(st, seat):
         raise IllegalMove("face-down cards come after the hand and face-up cards", rule="L-9.1")
-
-
-class Lopti(Game):
-    slug = "lopti"
-    name = "Lopti"
-    min_players = 2
-    max_players = 5
-    options = {
-        **BASE_RULES,
-        "rounds": Option(
-            "int",
-            0,
-            "Rounds in the session; 0 plays round after round with no limit. The seats with most "
-            "round wins win the table.",
-            minimum=0,
-        ),
-    }
-
-    def validate_options(self, options: dict | None) -> dict:
-        opts = super().validate_options(options)
-        if not _deal_fits(opts, self.max_players):
-            raise InvalidMove(
-                "hand_size + face_up_count + face_down_count cards for 5 players must fit 52 cards (L-13)",
-                fields={"hand_size": ["the deal does not fit the deck"]},
-            )
-        return opts
-
-    # --- lifecycle ------------------------------------------------------------------------------
-    def new_game(self, *, players, options, seed, deck=None, first_dealer=None) -> dict:
-        if not self.min_players <= players <= self.max_players:
-            raise InvalidMove("Lopti is for 2 to 5 players (L-1.1)", fields={"seats": ["2 to 5"]})
-        options = self.validate_options(options)
-        if deck is not None:
-            deck = check_fixed_deck(deck, standard_deck())
-        else:
-            deck = shuffled(standard_deck(), seed, 0)
-        if first_dealer is None:
-            first_dealer = deal_rng(seed, -1).randrange(players)
-        elif not 0 <= first_dealer < players:
-            raise InvalidMove("first_dealer must be a seat", fields={"first_dealer": ["not a seat"]})
-        state = {
-            "game": self.slug,
-            "players": players,
-            "seed": seed,
-            "status": "active",
-            "options": options,
-            "rules": {key: options[key] for key in BASE_RULES},  # L-2.1: defaults or table options
-            "next_rules": {},
-            "round": 1,
-            "dealer": first_dealer,
-            "round_wins": [0] * players,
-            "last_round_winner": None,
-            "winners": [],
-        }
-        _deal(_Ctx(state), deck)
-        return state
-
-    def to_act(self, state: dict) -> list[int]:
-        if state["status"] == "finished":
-            return []
-        if state["phase"] == "swap":
-            return [s for s in range(state["players"]) if not state["swap_done"][s]]
-        return [state["turn"]]
-
-    def is_finished(self, state: dict) -> bool:
-        return state["status"] == "finished"
-
-    # --- moves --------------------------------------------------------------------------------------
-    def legal_moves(self, state: dict, seat: int) -> list[dict]:
-        if seat not in self.to_act(state):
-            return []
-        if state["phase"] == "swap":
-            moves = [
-                {"type": "swap", "hand_card": h, "face_up_card": f}
-                for h in state["hands"][seat]
-                for f in state["face_up"][seat]
-                if f
-            ]
-            return moves + [{"type": "keep"}]
-        moves = []
-        hand = state["hands"][seat]
-        if hand:
-            for rank, group in itertools.groupby(hand, key=_rank):
-                group = list(group)
-                for k in range(1, len(group) + 1):
-                    if _illegal_reason(state, seat, rank, k) is None:
-                        moves.extend(
-                            {"type": "play", "cards": list(c)} for c in itertools.combinations(group, k)
-                        )
-        elif _face_down_phase(state, seat):
-            moves.extend(
-                {"type": "play_face_down", "index": i} for i, c in enumerate(state["face_down"][seat]) if c
-            )
-        if state["pile"]:  # L-4.5, L-9.4
-            moves.append({"type": "take_pile"})
-        return moves
-
-    def timeout_move(self, state: dict, seat: int, rng=None) -> dict:
-        """L-3.3: keep in the swap phase. Otherwise take the pile if allowed, else the lowest
-        legal single card, else the first face-down card."""
-        moves = self.legal_moves(state, seat)
-        for kind in ("keep", "take_pile"):
-            if {"type": kind} in moves:
-                return {"type": kind}
-        singles = [m for m in moves if m["type"] == "play" and len(m["cards"]) == 1]
-        if singles:
-            return min(singles, key=lambda m: card_key(m["cards"][0]))
-        return next(m for m in moves if m["type"] == "play_face_down")
-
-    def apply(self, state: dict, seat: int, move: dict) -> tuple[dict, list[dict]]:
-        ctx = self.apply_in_context(state, seat, move)
-        return ctx.state, ctx.events
-
-    def apply_in_context(self, state: dict, seat: int, move: dict) -> _Ctx:
-        """`apply`, returning the whole context: the new state, the events and the base events
-        fired on the way (for house rules and tests). Every check runs on the untouched input;
-        only a move that passes them is applied to a copy."""
-        if state["status"] == "finished":
-            raise GameConflict("the session is over")
-        if seat not in self.to_act(state):
-            raise NotYourTurn("it is not your turn")
-        move = _parse(move)
-        _check_holdings(state, seat, move)
-        _check_forbidden(state, seat, move)
-        ctx = _Ctx(_clone(state))
-        kind = move["type"]
-        if kind in ("swap", "keep"):
-            self._swap_phase(ctx, seat, move)
-        elif kind == "take_pile":
-            _take_pile(ctx, seat)
-        elif kind == "play":
-            cards = sorted(move["cards"], key=card_key)
-            ctx.state["hands"][seat] = [c for c in ctx.state["hands"][seat] if c not in cards]
-            _play(ctx, seat, cards, "hand")
-        else:
-            _play_face_down(ctx, seat, move["index"])
-        return ctx
-
-    def _swap_phase(self, ctx: _Ctx, seat: int, move: dict) -> None:
-        """L-3.3: simultaneous; each player swaps up to `swaps_allowed` times or keeps."""
-        st = ctx.state
-        if move["type"] == "keep":
-            st["swap_done"][seat] = True
-            ctx.log({"type": "keep", "seat": seat})
-        else:
-            hand = st["hands"][seat]
-            position = st["face_up"][seat].index(move["face_up_card"])
-            hand.remove(move["hand_card"])
-            st["hands"][seat] = sorted(hand + [move["face_up_card"]], key=card_key)
-            st["face_up"][seat][position] = move["hand_card"]
-            st["swaps_left"][seat] -= 1
-            st["swap_done"][seat] = st["swaps_left"][seat] == 0
-            ctx.log(
-                {
-                    "type": "swap",
-                    "seat": seat,
-                    "hand_card": move["hand_card"],
-                    "face_up_card": move["face_up_card"],
-                    "position": position,
-                }
-            )
-        if all(st["swap_done"]):
-            st["phase"] = "play"
-            ctx.log({"type": "play_start", "first_player": st["first_player"]})
-            _start_turn(ctx, st["first_player"])
-
-    # --- views ----------------------------------------------------------------------------------------
-    def view(self, state: dict, seat: int | None) -> dict:
-        st = state
-        n = st["players"]
-        swapping = st["phase"] == "swap"
-        seats = []
-        for s in range(n):
-            info = {
-                "hand_count": len(st["hands"][s]),
-                "face_up": list(st["face_up"][s]),
-                "face_down_positions": [i for i, c in enumerate(st["face_down"][s]) if c],
-                "out": st["out"][s],
-                "place": st["places"].index(s) + 1 if s in st["places"] else None,
-                "round_wins": st["round_wins"][s],
-            }
-            if swapping:
-                info["swap_done"] = st["swap_done"][s]
-            seats.append(info)
-        you = None
-        if seat is not None:
-            you = {
-                "seat": seat,
-                "hand": sorted(st["hands"][seat], key=card_key),
-                "face_down_positions": seats[seat]["face_down_positions"],
-            }
-            if swapping:
-                you["swaps_left"] = st["swaps_left"][seat]
-        pile = st["pile"]
-        public = {
-            "pile": list(pile),
-            "top_rank": _rank(pile[-1]) if pile else None,
-            "top_count": st["top_count"] if pile else 0,
-            "run": _run_length(st),
-            "three_chain": list(st["three_chain"]),
-            "low_lock": st["low_lock"],
-            "obligation": st["obligation"],
-            "extra_plays": st["extra_plays"],
-            "draw_pile_count": len(st["draw_pile"]),
-            "cleared_count": len(st["cleared"]),
-            "discarded_count": len(st["discarded"]),
-            "rules": dict(st["rules"]),
-            "next_rules": dict(st["next_rules"]),
-            "rounds": st["options"]["rounds"],
-            "round": st["round"],
-            "dealer": st["dealer"],
-            "first_player": st["first_player"],
-            "last_round_winner": st["last_round_winner"],
-            "round_wins": list(st["round_wins"]),
-            "out": [s for s in range(n) if st["out"][s]],
-            "places": list(st["places"]),
-        }
-        if st["status"] == "finished":
-            public["winners"] = list(st["winners"])
-        return {
-            "phase": st["phase"],
-            "turn": st["turn"] if st["phase"] == "play" else None,
-            "dealer": st["dealer"],
-            "round": st["round"],
-            "you": you,
-            "seats": seats,
-            "public": public,
-            "scores": list(st["round_wins"]),
-            "legal_moves": self.legal_moves(state, seat) if seat is not None else [],
-        }
-
-
-GAME = register(Lopti())
