@@ -131,7 +131,7 @@ def move_log(table: Table, user, *, after: int = 0, limit: int = 500) -> list[di
         }
         if record.by == Move.By.BOT:
             entry["bot"] = True
-        entries.append(entry)
+        entries.append(engine.view_log_entry(entry, table.state))
     return entries
 
 

@@ -216,3 +216,9 @@ class Game:
         """The move's own fields as `seat` may see them in the log. Public by default; games
         with private moves (President's exchange) override this."""
         return copy.deepcopy(move)
+
+    def view_log_entry(self, entry: dict, state: dict) -> dict:
+        """A last pass over a viewed log entry with the table's current state, for what the
+        state decides after the fact (Lopti: a moderated rule's description). Identity by
+        default."""
+        return entry

@@ -79,7 +79,13 @@ from .core import (
     set_base_rule,
 )
 from .game import ALL_MOVE_FIELDS, Lopti
-from .house_rules import HIDDEN_DESCRIPTION, MAX_RULE_FIRINGS_PER_TURN, house_rules_view, validate_rule
+from .house_rules import (
+    HIDDEN_DESCRIPTION,
+    MAX_RULE_FIRINGS_PER_TURN,
+    house_rules_view,
+    redact_moderated,
+    validate_rule,
+)
 from .votes import duel_view, vote_view
 
 __all__ = [
@@ -97,6 +103,7 @@ __all__ = [
     "card_key",
     "duel_view",
     "house_rules_view",
+    "redact_moderated",
     "set_base_rule",
     "validate_rule",
     "vote_view",

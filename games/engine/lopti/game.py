@@ -484,6 +484,9 @@ class Lopti(Game):
         ctx.log({"type": "session_new", "session": st["session"], "dealer": dealer})
 
     # --- views ----------------------------------------------------------------------------------------
+    def view_log_entry(self, entry: dict, state: dict) -> dict:
+        return house_rules.redact_moderated(entry, state)
+
     def view_move(self, move: dict, mover: int | None, events: list[dict], seat: int | None) -> dict:
         """L-12.4 / L-14: a throw is seen only by its thrower in the log; the pair is revealed
         by the public `throws_revealed` event once both have thrown."""

@@ -537,3 +537,31 @@ def rule_history_view(state: dict) -> list[dict]:
     """Earlier sessions' rules (the latest copy of each id), for `restore` votes in setup."""
     latest = {r["id"]: r for r in state["rule_history"]}
     return [rule_view(state, r, current=False) for r in sorted(latest.values(), key=lambda r: r["id"])]
+
+
+def redact_moderated(entry: dict, state: dict) -> dict:
+    """A move-log entry with the descriptions of moderated rules hidden. The log keeps what
+    was written (moves replay as they were made); what it shows follows the current
+    moderation, so a hidden description leaves every place it was shown at once."""
+    hidden = {r["id"] for r in state["house_rules"] + state["rule_history"] if r.get("hidden")}
+    if not hidden or not _mentions(entry, hidden):
+        return entry
+    return _without_descriptions(entry)
+
+
+def _mentions(value, ids: set[int]) -> bool:
+    if isinstance(value, dict):
+        if value.get("rule_id") in ids or ("author" in value and value.get("id") in ids):
+            return True
+        return any(_mentions(v, ids) for v in value.values())
+    if isinstance(value, list):
+        return any(_mentions(v, ids) for v in value)
+    return False
+
+
+def _without_descriptions(value):
+    if isinstance(value, dict):
+        return {k: HIDDEN_DESCRIPTION if k == "description" else _without_descriptions(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_descriptions(v) for v in value]
+    return value

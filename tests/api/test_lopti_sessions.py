@@ -1,0 +1,190 @@
+"""api.md, Lopti: house rules (L-11), Rule Votes (L-12.1-12.2), duels (L-12.3-12.4) and
+sessions (L-12.5) over HTTP."""
+
+import random
+
+import pytest
+
+from games.services import lopti as lopti_services
+from tests.api.helpers import move, seat_users
+
+# Small deals so that a round ends in a few moves: one hand card, one face-down card, no
+# face-up cards (no swap phase) and no draws.
+QUICK = {"hand_size": 1, "face_up_count": 0, "face_down_count": 1, "draw_rule": "none"}
+RULE = {
+    "description": "After an ace, the next player draws a card.",
+    "when": {"event": "play", "timing": "after", "ranks": ["A"], "min_cards": 1},
+    "then": [{"effect": "draw", "target": "next_player", "count": 1}],
+}
+
+
+def state(user, table_id):
+    return user.api.get(f"/api/v1/tables/{table_id}/state").json()
+
+
+def play_until(table_id, users, done, rng, limit=400):
+    """Everyone plays random legal game moves until `done(state)` holds."""
+    for _ in range(limit):
+        seats = seat_users(users[0].api, table_id, users)
+        current = state(users[0], table_id)
+        if done(current):
+            return current
+        for user in seats.values():
+            mine = state(user, table_id)
+            if mine["legal_moves"]:
+                assert move(user, table_id, rng.choice(mine["legal_moves"])).status_code == 200
+                break
+    raise AssertionError("condition never reached")
+
+
+@pytest.fixture
+def window(table_of):
+    """A 3-player Lopti table in the winner's window after round 1."""
+    table_id, users = table_of("lopti", 3, options=QUICK, seed=11)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    current = play_until(table_id, users, lambda s: s["phase"] == "house_rule", random.Random(1))
+    seats = seat_users(users[0].api, table_id, users)
+    winner = seats[current["public"]["window"]["winner"]]
+    others = [u for u in users if u is not winner]
+    return table_id, users, winner, others
+
+
+@pytest.mark.django_db
+def test_L_11_1_only_the_winner_writes_in_the_window_and_the_next_round_is_dealt(window):
+    table_id, users, winner, others = window
+    url = f"/api/v1/tables/{table_id}/house-rules"
+    r = others[0].api.post(url, {"rule": RULE}, format="json")
+    assert r.status_code == 409 and r.json()["code"] == "not_your_turn"
+    bad = {**RULE, "then": [{"effect": "draw", "target": "alice", "count": 9}]}
+    r = winner.api.post(url, {"rule": bad}, format="json")
+    assert r.status_code == 400 and r.json()["code"] == "invalid"
+    assert any("then" in field for field in r.json()["detail"]["fields"])
+    r = winner.api.post(url, {"rule": RULE}, format="json")
+    assert r.status_code == 201
+    rules = r.json()
+    assert len(rules) == 1 and rules[0]["rule"]["description"] == RULE["description"] and rules[0]["status"] == "active"
+    assert state(winner, table_id)["phase"] in ("swap", "play") and state(winner, table_id)["round"] == 2
+    assert others[1].api.get(url).json() == rules
+    assert state(others[1], table_id)["public"]["house_rules"][0]["id"] == rules[0]["id"]
+
+
+@pytest.mark.django_db
+def test_L_11_1_the_winner_may_decline(window):
+    table_id, users, winner, _ = window
+    r = winner.api.post(f"/api/v1/tables/{table_id}/house-rules", {"decline": True}, format="json")
+    assert r.status_code == 200 and r.json()["declined"] is True
+    assert winner.api.get(f"/api/v1/tables/{table_id}/house-rules").json() == []
+    assert state(winner, table_id)["round"] == 2
+
+
+@pytest.mark.django_db
+def test_L_11_5_and_L_11_6_only_the_author_edits_before_the_round_begins_and_deletes_any_time(window):
+    table_id, users, winner, others = window
+    rule_id = winner.api.post(f"/api/v1/tables/{table_id}/house-rules", {"rule": RULE}, format="json").json()[0]["id"]
+    url = f"/api/v1/tables/{table_id}/house-rules/{rule_id}"
+    edited = {**RULE, "description": "After an ace, the next player draws one card."}
+    r = others[0].api.patch(url, {"rule": edited}, format="json")
+    assert r.status_code == 403 and r.json()["code"] == "forbidden"
+    r = winner.api.patch(url, {"rule": edited}, format="json")
+    assert r.status_code == 200 and r.json()[0]["rule"]["description"] == edited["description"]
+    # The round begins with its first card play; then the rule can no longer be rewritten.
+    play_until(table_id, users, lambda s: bool(s["public"]["pile"]) or bool(s["public"]["three_chain"]), random.Random(2), limit=5)
+    late = winner.api.patch(url, {"rule": RULE}, format="json")
+    assert late.status_code == 400 and late.json()["code"] == "illegal_move" and late.json()["detail"]["rule"] == "L-11.5"
+    assert others[1].api.delete(url).json()["code"] == "forbidden"
+    r = winner.api.delete(url)
+    assert r.status_code == 200 and r.json()[0]["status"] == "deleted"
+    missing = winner.api.delete(f"/api/v1/tables/{table_id}/house-rules/999")
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+
+
+@pytest.mark.django_db
+def test_L_12_votes_ballots_and_a_duel_decided_over_http(table_of):
+    """Two members: one yes and one no is a tie (L-12.2), decided by a duel between the
+    proposer and the earliest no-voter (L-12.3), first to 16 decisive wins (L-12.4)."""
+    table_id, users = table_of("lopti", 2, options=QUICK, seed=5)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    seats = seat_users(users[0].api, table_id, users)
+    proposer, opponent = seats[0], seats[1]
+    votes = f"/api/v1/tables/{table_id}/rule-votes"
+    proposal = {"kind": "base_rule", "key": "ten_clears", "value": False, "applies": "now"}
+    r = proposer.api.post(votes, {**proposal, "kind": "banish"}, format="json")
+    assert r.status_code == 400 and r.json()["code"] == "invalid"
+    r = proposer.api.post(votes, proposal, format="json")
+    assert r.status_code == 201
+    vote = r.json()
+    assert vote["status"] == "open" and vote["tally"]["yes"] == 1 and vote["proposer"] == 0
+    vote_url = f"{votes}/{vote['id']}"
+    assert proposer.api.post(votes, proposal, format="json").json()["code"] == "conflict"
+    # Play pauses while the vote is open.
+    r = move(opponent, table_id, {"type": "take_pile"})
+    assert r.status_code == 409 and r.json()["code"] == "conflict"
+    again = proposer.api.post(f"{vote_url}/ballots", {"yes": True}, format="json")
+    assert again.status_code == 409 and again.json()["code"] == "conflict"
+    r = opponent.api.post(f"{vote_url}/ballots", {"yes": False}, format="json")
+    assert r.status_code == 200 and r.json()["status"] == "tied"
+    duel_id = r.json()["duel"]
+    duel_url = f"/api/v1/tables/{table_id}/duels/{duel_id}"
+    duel = proposer.api.get(duel_url).json()
+    assert duel["players"] == [0, 1] and duel["score"] == [0, 0]
+
+    # A throw is hidden from everybody but the thrower until both threw.
+    assert proposer.api.post(f"{duel_url}/throws", {"throw": "rock"}, format="json").status_code == 200
+    for viewer in (opponent, proposer):
+        assert viewer.api.get(duel_url).json()["throws"] == []
+    seen = state(opponent, table_id)
+    assert {m["throw"] for m in seen.pop("legal_moves")} == {"rock", "paper", "scissors"}
+    opponent_view = str(seen) + str(opponent.api.get(f"/api/v1/tables/{table_id}/moves").json())
+    assert "rock" not in opponent_view
+    assert state(proposer, table_id)["you"]["throw"]["throw"] == "rock"
+    # A draw does not count.
+    r = opponent.api.post(f"{duel_url}/throws", {"throw": "rock"}, format="json")
+    assert r.status_code == 200 and r.json()["score"] == [0, 0] and len(r.json()["throws"]) == 1
+    for _ in range(16):
+        proposer.api.post(f"{duel_url}/throws", {"throw": "paper"}, format="json")
+        opponent.api.post(f"{duel_url}/throws", {"throw": "rock"}, format="json")
+    duel = opponent.api.get(duel_url).json()
+    assert duel["score"] == [16, 0] and duel["winner"] == 0 and duel["status"] != "open"
+    late = opponent.api.post(f"{duel_url}/throws", {"throw": "rock"}, format="json")
+    assert late.status_code == 409 and late.json()["code"] == "conflict"
+    vote = proposer.api.get(vote_url).json()
+    assert vote["status"] == "decided"
+    assert state(proposer, table_id)["public"]["rules"]["ten_clears"] is False
+    assert proposer.api.get(f"{votes}/99").json()["code"] == "not_found"
+
+
+@pytest.mark.django_db
+def test_L_12_5_the_host_starts_a_new_session_between_rounds(window):
+    table_id, users, winner, others = window
+    host = users[0]
+    stranger_host = next(u for u in users if u is not host)
+    r = stranger_host.api.post(f"/api/v1/tables/{table_id}/sessions")
+    assert r.status_code == 403 and r.json()["code"] == "forbidden"
+    assert host.api.post(f"/api/v1/tables/{table_id}/sessions").status_code == 200
+    setup = state(host, table_id)
+    assert setup["phase"] == "setup" and setup["public"]["session"] == 2 and setup["public"]["house_rules"] == []
+    assert host.api.post(f"/api/v1/tables/{table_id}/start").status_code == 200
+    dealt = state(host, table_id)
+    assert dealt["phase"] in ("swap", "play") and dealt["public"]["session"] == 2
+
+
+@pytest.mark.django_db
+def test_a_moderated_description_disappears_from_every_view_and_the_log(window):
+    table_id, users, winner, others = window
+    rule_id = winner.api.post(f"/api/v1/tables/{table_id}/house-rules", {"rule": RULE}, format="json").json()[0]["id"]
+    lopti_services.house_rule_moderate(table_id=table_id, rule_id=rule_id, hidden=True)
+    for viewer in users:
+        everything = str(viewer.api.get(f"/api/v1/tables/{table_id}/house-rules").json())
+        everything += str(state(viewer, table_id)) + str(viewer.api.get(f"/api/v1/tables/{table_id}/moves").json())
+        assert RULE["description"] not in everything
+        assert "hidden by a moderator" in everything
+    # Its effect is unchanged: the rule is still active.
+    assert winner.api.get(f"/api/v1/tables/{table_id}/house-rules").json()[0]["status"] == "active"
+
+
+@pytest.mark.django_db
+def test_lopti_endpoints_at_other_tables_are_not_found(table_of):
+    table_id, users = table_of("president", 4)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    r = users[0].api.get(f"/api/v1/tables/{table_id}/house-rules")
+    assert r.status_code == 404 and r.json()["code"] == "not_found"
