@@ -4,11 +4,15 @@ a place where hidden cards must not leak either (ARCHITECTURE: hidden informatio
 import json
 
 from django.contrib import admin, messages
-from django.utils.html import format_html
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import redirect
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
 
 from config.errors import ApiError
 from games import selectors
 from games.models import Move, Seat, Table
+from games.services import lopti as lopti_services
 from games.services import tables as table_services
 
 
@@ -46,10 +50,48 @@ class TableAdmin(admin.ModelAdmin):
     list_filter = ("game", "status", "private", "aborted")
     search_fields = ("id", "host__username", "seats__user__username")
     fields = ("id", "game", "status", "host", "seat_count", "options", "turn_timeout", "private", "version",
-              "deadline", "aborted", "created_at", "started_at", "finished_at", "public_state")
+              "deadline", "aborted", "created_at", "started_at", "finished_at", "lopti_session", "public_state")
     readonly_fields = fields
     inlines = [SeatInline, MoveInline]
     actions = ["abort"]
+
+    @admin.display(description="Lopti session: house rules, votes and duels")
+    def lopti_session(self, table):
+        """Every rule of the table with a moderation button, and the votes and duels, from
+        the spectator view (no hidden card or unmatched throw can appear here)."""
+        if table.game != "lopti" or table.state is None:
+            return "-"
+        public = selectors.state_view(table, None)["public"]
+        rows = []
+        for rule in public.get("house_rules", []) + public.get("rule_history", []):
+            url = reverse("admin:games_table_moderate", args=[table.pk, rule["id"], 0 if rule.get("hidden") else 1])
+            label = "Show description" if rule.get("hidden") else "Hide description"
+            rows.append(format_html(
+                '<li>#{} by seat {} ({}, session {}): {} <a class="button" href="{}">{}</a></li>',
+                rule["id"], rule["author"], rule["status"], rule.get("session", "?"), rule["rule"]["description"], url, label,
+            ))
+        votes = json.dumps({"vote": public.get("vote"), "duel": public.get("duel")}, indent=2, default=str)
+        return format_html("<ul>{}</ul><pre>{}</pre>", format_html_join("", "{}", ((r,) for r in rows)), votes)
+
+    def get_urls(self):
+        return [
+            path(
+                "<uuid:table_id>/moderate/<int:rule_id>/<int:hidden>/",
+                self.admin_site.admin_view(self.moderate_view),
+                name="games_table_moderate",
+            ),
+            *super().get_urls(),
+        ]
+
+    def moderate_view(self, request, table_id, rule_id, hidden):
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        try:
+            lopti_services.house_rule_moderate(table_id=table_id, rule_id=rule_id, hidden=bool(hidden))
+            self.message_user(request, f"Rule #{rule_id}: description {'hidden' if hidden else 'shown'}.", messages.SUCCESS)
+        except ApiError as exc:
+            self.message_user(request, f"Rule #{rule_id}: {exc.message}", messages.WARNING)
+        return redirect(reverse("admin:games_table_change", args=[table_id]))
 
     @admin.display(description="state (spectator view)")
     def public_state(self, table):
