@@ -16,6 +16,7 @@ from games import bots
 from games.models import Move, Table
 
 from .common import apply_move, bump, engine_for, lock_table, schedule_after, seat_rows
+from .tables import free_seat
 
 AWAY_AFTER_TIMEOUTS = 2
 
@@ -100,14 +101,7 @@ def table_add_bot(*, table_id, user, level: str, seat: int | None = None) -> Tab
             raise Forbidden("only the host may add bots")
         if table.status != Table.Status.OPEN:
             raise Conflict("the table has already started")
-        free = table.seats.filter(user__isnull=True).order_by("index")
-        if seat is not None:
-            if not 0 <= seat < table.seat_count:
-                raise Invalid("no such seat", {"fields": {"seat": [f"must be 0..{table.seat_count - 1}"]}})
-            free = free.filter(index=seat)
-        row = free.first()
-        if row is None:
-            raise Conflict("that seat is taken" if seat is not None else "the table is full")
+        row = free_seat(table, seat)
         row.user = bot_user_get_or_create(level=level)
         row.is_bot = True
         row.bot_level = level

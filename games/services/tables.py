@@ -100,6 +100,19 @@ def _seated(table: Table, user) -> Seat | None:
     return table.seats.filter(user=user, is_bot=False).first()
 
 
+def free_seat(table: Table, seat: int | None) -> Seat:
+    """The named free seat, or the lowest free one, of a locked open table."""
+    free = table.seats.filter(user__isnull=True).order_by("index")
+    if seat is not None:
+        if not 0 <= seat < table.seat_count:
+            raise Invalid("no such seat", {"fields": {"seat": [f"must be 0..{table.seat_count - 1}"]}})
+        free = free.filter(index=seat)
+    row = free.first()
+    if row is None:
+        raise Conflict("that seat is taken" if seat is not None else "the table is full")
+    return row
+
+
 def table_join(*, table_id, user, seat: int | None = None) -> Table:
     """Take a free seat (the lowest free one unless `seat` is named). Runs under the table lock."""
     with transaction.atomic():
@@ -108,14 +121,7 @@ def table_join(*, table_id, user, seat: int | None = None) -> Table:
             raise Conflict("the table has already started")
         if _seated(table, user) is not None:
             raise Conflict("you already sit at this table")
-        free = table.seats.filter(user__isnull=True).order_by("index")
-        if seat is not None:
-            if not 0 <= seat < table.seat_count:
-                raise Invalid("no such seat", {"fields": {"seat": [f"must be 0..{table.seat_count - 1}"]}})
-            free = free.filter(index=seat)
-        row = free.first()
-        if row is None:
-            raise Conflict("that seat is taken" if seat is not None else "the table is full")
+        row = free_seat(table, seat)
         row.user = user
         row.save(update_fields=["user"])
         bump(table, update_fields=[])
