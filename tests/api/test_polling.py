@@ -150,9 +150,16 @@ def test_long_poll_is_woken_by_a_change_published_from_another_process(started, 
         await asyncio.sleep(1.0)
         assert not poll.done()
         await sync_to_async(lambda: Table.objects.filter(pk=table_id).update(version=77))()
-        redis.Redis.from_url(settings.REDIS_URL).publish(notify.CHANNEL, str(table_id))
+        publisher = redis.Redis.from_url(settings.REDIS_URL)
         try:
-            return await asyncio.wait_for(poll, timeout=10)
+            # Published until it lands: the listener subscribes asynchronously, and a message
+            # sent before that is lost (as a real one would be, until the re-check).
+            for _ in range(50):
+                publisher.publish(notify.CHANNEL, str(table_id))
+                done, _ = await asyncio.wait({poll}, timeout=0.2)
+                if done:
+                    break
+            return await asyncio.wait_for(poll, timeout=1)
         finally:
             await sync_to_async(connections.close_all)()
 
