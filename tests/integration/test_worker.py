@@ -1,5 +1,6 @@
 """Deadlines and bots with a real Celery worker and beat (api.md: time, bots and absence)."""
 
+import re
 import signal
 from datetime import timedelta
 
@@ -50,12 +51,19 @@ def test_a_killed_worker_is_replaced_and_the_sweep_enforces_the_missed_deadline(
     first = worker()
     table, users = new_table(make_user, turn_timeout=4)
     tables.table_start(table_id=table.pk, user=users[0])
+    # The first worker has taken the deadline task (held until its ETA) when it dies, so the
+    # task dies with it and only the sweep can enforce the deadline.
+    eventually(lambda: any("enforce_deadline[" in line and "received" in line
+                           for line in first.log_path.read_text(errors="replace").splitlines()))
     first.send_signal(signal.SIGKILL)
     first.wait()
     assert not Move.objects.filter(table=table).exists()
-    worker()
+    second = worker()
     record = eventually(lambda: Move.objects.filter(table=table, seq=1).first())
     assert record.by == "server" and record.seat == 0
+    # The sweep reports how many tables it moved on.
+    pattern = re.compile(r"games\.tasks\.sweep\[[^]]+\] succeeded in [^:]+: [1-9]")
+    eventually(lambda: pattern.search(second.log_path.read_text(errors="replace")), timeout=20)
 
 
 def test_the_same_decision_never_gets_two_moves(worker, make_user):
