@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate lint bench clean
+.PHONY: run test install migrate lint bench-bots clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,15 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
+
+# The bot-strength benchmark of docs/bots.md (about an hour on two cores: hard bots search).
+bench-bots: install
+	$(BIN)/python manage.py simulate president --tables 400 --players 4 --levels random,easy --options '{"hands": 1}'
+	$(BIN)/python manage.py simulate president --tables 400 --players 4 --levels easy,hard --options '{"hands": 1}' --seed 1
+	$(BIN)/python manage.py simulate pitch --tables 300 --players 4 --levels random,easy --max-moves 3000
+	$(BIN)/python manage.py simulate pitch --tables 200 --players 4 --levels easy,hard
+	$(BIN)/python manage.py simulate lopti --tables 300 --players 2 --levels random,easy --options '{"rounds": 1}'
+	$(BIN)/python manage.py simulate lopti --tables 300 --players 2 --levels easy,hard --options '{"rounds": 1}'
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .hypothesis

@@ -33,7 +33,7 @@ def play_over_http(table_id, users, rng, max_moves=4000):
 
 @pytest.mark.django_db
 def test_pitch_from_creation_to_a_finished_game(table_of):
-    table_id, users = table_of("pitch", 3, options={"target_score": 7, "low_to": "dealt"})
+    table_id, users = table_of("pitch", 3, options={"target_score": 7, "low_to": "dealt"}, seed=31)
     assert users[0].api.post(f"/api/v1/tables/{table_id}/start").status_code == 200
     state = users[0].api.get(f"/api/v1/tables/{table_id}/state").json()
     assert state["phase"] == "auction" and len(state["you"]["hand"]) == 6
@@ -49,7 +49,7 @@ def test_pitch_from_creation_to_a_finished_game(table_of):
 @pytest.mark.django_db
 def test_a_full_lopti_round_over_http(table_of):
     # No draw pile (draw_rule none) keeps the round short; every phase still happens.
-    table_id, users = table_of("lopti", 3, options={"rounds": 1, "draw_rule": "none"})
+    table_id, users = table_of("lopti", 3, options={"rounds": 1, "draw_rule": "none"}, seed=32)
     assert users[0].api.post(f"/api/v1/tables/{table_id}/start").status_code == 200
     state = users[2].api.get(f"/api/v1/tables/{table_id}/state").json()
     assert state["phase"] == "swap" and state["turn"] is None
