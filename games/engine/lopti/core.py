@@ -556,6 +556,34 @@ def deal_from_seed(ctx: _Ctx) -> None:
     _deal(ctx, shuffled(standard_deck(), st["seed"], st["deal_number"]))
 
 
+def fresh_round_fields(n: int) -> dict:
+    """The per-round table state before any play: empty pile, no pending effects, nobody
+    out, and the house-rule and Rule Vote bookkeeping of the round (L-11.7, L-12.1)."""
+    return {
+        "pile": [],
+        "top_count": 0,
+        "three_chain": [],
+        "discarded": [],
+        "cleared": [],
+        "low_lock": False,
+        "obligation": None,
+        "turn": None,
+        "played": False,
+        "extra_plays": 0,
+        "out": [False] * n,
+        "places": [],
+        "swaps_left": [0] * n,
+        "swap_done": [True] * n,
+        "skips": [],
+        "skipped": [],
+        "revealed": [],
+        "reversed": False,
+        "rule_firings": 0,
+        "round_started": False,
+        "vote_used": False,
+    }
+
+
 def _deal(ctx: _Ctx, deck: list[str]) -> None:
     """L-3.1: face-down rounds, face-up rounds, hand rounds from dealer + 1; the rest is the draw
     pile. Pending base-rule changes take effect now (L-13)."""
@@ -581,30 +609,7 @@ def _deal(ctx: _Ctx, deck: list[str]) -> None:
             st["hands"][seat].append(next(cards))
     st["hands"] = [sorted(hand, key=card_key) for hand in st["hands"]]
     st["draw_pile"] = list(cards)
-    st.update(
-        pile=[],
-        top_count=0,
-        three_chain=[],
-        discarded=[],
-        cleared=[],
-        low_lock=False,
-        obligation=None,
-        turn=None,
-        played=False,
-        extra_plays=0,
-        out=[False] * n,
-        places=[],
-        swaps_left=[rules["swaps_allowed"]] * n,
-        swap_done=[False] * n,
-        # per-round state of house rules and the Rule Vote (L-11.7, L-12.1)
-        skips=[],
-        skipped=[],
-        revealed=[],
-        reversed=False,
-        rule_firings=0,
-        round_started=False,
-        vote_used=False,
-    )
+    st.update(fresh_round_fields(n), swaps_left=[rules["swaps_allowed"]] * n, swap_done=[False] * n)
     # L-2.4
     st["first_player"] = st["dealer"] if st["round"] == 1 else st["last_round_winner"]
     # Ruling: with no face-up cards there is nothing to swap, so the phase is skipped like
