@@ -5,6 +5,7 @@ broker."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -58,6 +59,9 @@ def worker(settings, tmp_path, transactional_db):
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat", "--pool", "solo",
              "--loglevel", "INFO", "--schedule", str(tmp_path / f"beat-{len(children)}")],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            # Its own process group: `--beat` runs the scheduler in a child process, which a
+            # signal to the worker alone would orphan.
+            start_new_session=True,
         )
         child.log_path = log_path
         children.append(child)
@@ -65,11 +69,20 @@ def worker(settings, tmp_path, transactional_db):
 
     yield start
     for child in children:
-        if child.poll() is None:
-            child.terminate()
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+        stop_group(child, signal.SIGTERM)
+        try:
+            child.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            stop_group(child, signal.SIGKILL)
+            child.wait()
+        # The beat child may outlive a killed worker; nothing of the group may survive the test.
+        stop_group(child, signal.SIGKILL)
     app.conf.task_always_eager = was_eager
+
+
+def stop_group(child: subprocess.Popen, sig: int) -> None:
+    """Signal the worker's whole process group (the worker and its beat)."""
+    try:
+        os.killpg(child.pid, sig)
+    except ProcessLookupError:
+        pass

@@ -11,7 +11,7 @@ from games import tasks
 from games.engine import registry
 from games.models import Move, Table
 from games.services import automation, tables
-from tests.integration.conftest import eventually
+from tests.integration.conftest import eventually, stop_group
 
 pytestmark = pytest.mark.integration
 
@@ -55,7 +55,8 @@ def test_a_killed_worker_is_replaced_and_the_sweep_enforces_the_missed_deadline(
     # task dies with it and only the sweep can enforce the deadline.
     eventually(lambda: any("enforce_deadline[" in line and "received" in line
                            for line in first.log_path.read_text(errors="replace").splitlines()))
-    first.send_signal(signal.SIGKILL)
+    # The whole worker dies at once, its beat included.
+    stop_group(first, signal.SIGKILL)
     first.wait()
     assert not Move.objects.filter(table=table).exists()
     second = worker()
