@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.models import Table
-from games.services import automation
+from games.services import automation, idempotency
 
 SWEEP_SECONDS = 5.0
 _eager = threading.local()
@@ -58,6 +58,12 @@ def sweep() -> int:
     for table_id, version in waiting.values_list("pk", "version"):
         done += bool(automation.table_bot_step(table_id=table_id, version=version))
     return done
+
+
+@shared_task(ignore_result=True)
+def purge_idempotency_keys() -> int:
+    """Beat, hourly: idempotency records are kept 24 hours."""
+    return idempotency.idempotency_purge()
 
 
 def queue_bot_move(table_id: str, version: int, delay: float) -> None:

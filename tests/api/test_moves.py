@@ -172,3 +172,23 @@ def test_move_log_is_oldest_first_with_after_increments(fixed_table):
     assert log[0]["cards"] == ["3C"] and "at" in log[0]
     assert [e["seq"] for e in seats[3].api.get(f"/api/v1/tables/{table_id}/moves?after=1").json()] == [2, 3]
     assert seats[3].api.get(f"/api/v1/tables/{table_id}/moves?after=x").json()["code"] == "invalid"
+
+
+@pytest.mark.django_db
+def test_idempotency_keys_expire_after_24_hours(fixed_table):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games import tasks
+    from games.models import IdempotencyRecord
+
+    table_id, seats, _ = fixed_table
+    move(seats[0], table_id, {"type": "play", "cards": ["3C"]}, HTTP_IDEMPOTENCY_KEY="old")
+    move(seats[1], table_id, {"type": "pass"}, HTTP_IDEMPOTENCY_KEY="new")
+    IdempotencyRecord.objects.filter(key="old").update(created_at=timezone.now() - timedelta(hours=25))
+    assert tasks.purge_idempotency_keys() == 1
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]
+    # An expired key is a new request again (here: no longer seat 0's turn).
+    r = move(seats[0], table_id, {"type": "play", "cards": ["3C"]}, HTTP_IDEMPOTENCY_KEY="old")
+    assert r.status_code == 409 and r.json()["code"] == "not_your_turn"
