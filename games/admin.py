@@ -11,6 +11,7 @@ from django.utils.html import format_html, format_html_join
 
 from config.errors import ApiError
 from games import selectors
+from games.engine import registry
 from games.models import Move, Seat, Table
 from games.services import lopti as lopti_services
 from games.services import tables as table_services
@@ -37,7 +38,7 @@ class MoveInline(admin.TabularInline):
 
     @admin.display(description="move (public view)")
     def public_move(self, record):
-        entry = selectors.engine_for_game(record.table.game).view_move(record.move, record.seat, record.events, None)
+        entry = registry.get(record.table.game).view_move(record.move, record.seat, record.events, None)
         return json.dumps(entry)
 
     def has_add_permission(self, request, obj=None):

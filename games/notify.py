@@ -101,7 +101,3 @@ async def _listen() -> None:
         finally:
             await client.aclose()
 
-
-def waiter_count() -> int:
-    with _lock:
-        return sum(len(v) for v in _waiters.values())

@@ -19,7 +19,10 @@ def seats_of(table: Table) -> list[Seat]:
     cache = getattr(table, "_prefetched_objects_cache", {})
     if "seats" in cache:
         return list(cache["seats"])
-    return list(table.seats.select_related("user").order_by("index"))
+    # Read once per table object: a state view asks for the seats several times.
+    if not hasattr(table, "_seat_rows"):
+        table._seat_rows = list(table.seats.select_related("user").order_by("index"))
+    return list(table._seat_rows)
 
 
 def _seat_players(table: Table) -> list[int]:
@@ -166,7 +169,3 @@ def your_turn(table: Table, user) -> bool:
         return False
     seat = viewer_seat(table, user)
     return seat is not None and seat in registry.get(table.game).to_act(table.state)
-
-
-def engine_for_game(slug: str):
-    return registry.get(slug)

@@ -36,13 +36,11 @@ def move_submit(*, table_id, user, move: dict, expected_version: int | None = No
         return table, seat, events
 
 
-def server_move_submit(*, table_id, move: dict, expected_version: int | None = None) -> tuple[Table, list[dict]]:
+def server_move_submit(*, table_id, move: dict) -> tuple[Table, list[dict]]:
     """A move the server makes on a caller's behalf after checking a platform permission the
     engine does not know (the host starting a session, an operator moderating a rule). The
     engine sees `seat=None`, which only server moves accept."""
     with transaction.atomic():
         table = lock_table(table_id)
-        if expected_version is not None and expected_version != table.version:
-            raise StaleVersion(detail={"version": table.version})
         events, _ = apply_move(table, seat=None, move=move, by=Move.By.SERVER)
         return table, events
