@@ -122,11 +122,25 @@ class GamesApi(APIView):
         min_players = serializers.IntegerField()
         max_players = serializers.IntegerField()
         options = serializers.DictField(help_text="{name: {type, default, choices?, minimum?, maximum?, description}}")
+        rules = serializers.CharField(
+            help_text="where the game's numbered rules are, in the project's repository (the ids that "
+            "`illegal_move` cites in `detail.rule`)"
+        )
 
         class Meta:
             ref_name = "Game"
 
-    @extend_schema(operation_id="games_list", responses={200: OutputSerializer(many=True)}, auth=[])
+    @extend_schema(
+        operation_id="games_list",
+        description=(
+            "The games and their table options. The rules of each game, with the rule ids that errors "
+            "cite, ship with the project: President in `docs/rules/president.md` (P-1 .. P-9), Auction "
+            "Pitch in `docs/rules/pitch.md` (A-1 .. A-9), Lopti in `docs/rules/lopti.md` (L-1 .. L-14); "
+            "the API contract is `docs/api.md`."
+        ),
+        responses={200: OutputSerializer(many=True)},
+        auth=[],
+    )
     def get(self, request):
         catalogue = [g.catalogue() for g in registry.all_games()]
         for game in catalogue:

@@ -137,6 +137,8 @@ class Game:
             "min_players": self.min_players,
             "max_players": self.max_players,
             "options": {name: opt.catalogue() for name, opt in self.options.items()},
+            # The rules ship with the project; their ids are the ones `illegal_move` cites.
+            "rules": f"docs/rules/{self.slug}.md",
         }
 
     # --- lifecycle ------------------------------------------------------------------------
