@@ -2,7 +2,7 @@ from django.urls import path
 
 from accounts import apis as accounts_apis
 from games import apis as games_apis
-from games import lopti_apis
+from games import lopti_apis, push_apis
 from games.longpoll import table_state
 
 urlpatterns = [
@@ -10,6 +10,9 @@ urlpatterns = [
     path("auth/token", accounts_apis.TokenApi.as_view(), name="auth-token"),
     path("me", accounts_apis.MeApi.as_view(), name="me"),
     path("me/tables", accounts_apis.MeTablesApi.as_view(), name="me-tables"),
+    path("me/webhooks", push_apis.WebhooksApi.as_view(), name="me-webhooks"),
+    path("me/webhooks/<int:webhook_id>", push_apis.WebhookDetailApi.as_view(), name="me-webhook"),
+    path("me/webhooks/<int:webhook_id>/deliveries", push_apis.WebhookDeliveriesApi.as_view(), name="me-webhook-deliveries"),
     path("games", games_apis.GamesApi.as_view(), name="games"),
     path("tables", games_apis.TablesApi.as_view(), name="tables"),
     path("tables/<uuid:table_id>", games_apis.TableDetailApi.as_view(), name="table-detail"),
@@ -20,6 +23,7 @@ urlpatterns = [
     path("tables/<uuid:table_id>/start", games_apis.TableStartApi.as_view(), name="table-start"),
     path("tables/<uuid:table_id>/state", table_state, name="table-state"),
     path("tables/<uuid:table_id>/moves", games_apis.TableMovesApi.as_view(), name="table-moves"),
+    path("tables/<uuid:table_id>/events", push_apis.TableEventsApi.as_view(), name="table-events"),
     path("tables/<uuid:table_id>/house-rules", lopti_apis.HouseRulesApi.as_view(), name="lopti-house-rules"),
     path("tables/<uuid:table_id>/house-rules/<int:rule_id>", lopti_apis.HouseRuleDetailApi.as_view(), name="lopti-house-rule"),
     path("tables/<uuid:table_id>/rule-votes", lopti_apis.RuleVotesApi.as_view(), name="lopti-votes"),

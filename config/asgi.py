@@ -1,5 +1,6 @@
 """ASGI entry point. The long-poll of `GET /tables/{id}/state?wait=` is an async view and
-every middleware is async-capable, so a waiting client holds no thread."""
+every middleware is async-capable. The event streams (`GET /tables/{id}/events`) bypass Django's
+handler, which would park a thread per open stream (games/streams.py)."""
 
 import os
 
@@ -7,4 +8,8 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from games.streams import asgi_router  # noqa: E402 - needs the apps loaded above
+
+application = asgi_router(django_application)

@@ -112,3 +112,5 @@ class TableAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+from games import webhook_admin  # noqa: E402,F401 - registers the webhook admin pages

@@ -14,7 +14,6 @@ import time
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
-from django.utils import timezone
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -23,7 +22,6 @@ from rest_framework.utils.encoders import JSONEncoder
 from config.errors import NotFound, error_body
 from games import notify, selectors
 from games.apis import TableStateApi, get_table
-from games.models import Table
 from games.services import automation
 
 
@@ -39,17 +37,7 @@ def _authenticate(request):
     return user, None
 
 
-def _version(table_id) -> int | None:
-    """The table's version, after enforcing an overdue deadline (reads enforce deadlines
-    lazily, so a table never stays stuck while the worker or broker is down)."""
-    row = Table.objects.filter(pk=table_id).values_list("version", "deadline").first()
-    if row is None:
-        return None
-    version, deadline = row
-    if deadline is not None and deadline <= timezone.now():
-        automation.table_enforce_deadline(table_id=table_id, version=version)
-        return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
-    return version
+_version = automation.table_version
 
 
 def _etag(version: int) -> str:
@@ -120,8 +108,8 @@ async def table_state(request, table_id):
 async def _wait_for_change(table_id, baseline: int, version: int | None, wait: float) -> int | None:
     if version != baseline:
         return version
-    entry = notify.subscribe(table_id)
-    _, event = entry
+    entry = notify.subscribe(table_id, baseline)
+    event = entry.event
     end = time.monotonic() + wait
     try:
         # Read again once subscribed: a commit between the first read and the subscription

@@ -117,3 +117,60 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "key"], name="unique_idempotency_key")]
+
+
+class WebhookEndpoint(models.Model):
+    """A user's webhook (api.md, Push): the events it wants, where to POST them and the secret
+    that signs them. Disabled after a day of failed deliveries; the user or an operator
+    re-enables it."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.CharField(max_length=2000)
+    events = models.JSONField(default=list)
+    secret = models.CharField(max_length=200)
+    active = models.BooleanField(default=True)
+    disabled_reason = models.CharField(max_length=200, blank=True, default="")
+    # The first failure of the current run of failures; cleared by a success.
+    failing_since = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"webhook {self.pk} of {self.user_id}: {self.url}"
+
+
+class WebhookDelivery(models.Model):
+    """One event for one webhook, and its delivery tries. Created in the transaction of the
+    change it reports (an outbox: a committed change always has its deliveries), sent by tasks
+    queued on commit. The id is the `Webhook-Id` header, the same on every try; `body` is kept
+    as the exact bytes that are signed."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DELIVERED = "delivered"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=30)
+    table_id = models.UUIDField(null=True, blank=True)
+    version = models.PositiveIntegerField(null=True, blank=True)
+    # One delivery per endpoint and occurrence (e.g. your_turn of a seat at a version), so a
+    # task or hook that runs twice creates nothing twice.
+    dedupe_key = models.CharField(max_length=200)
+    body = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    response_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.TextField(blank=True, default="")
+    error = models.CharField(max_length=200, blank=True, default="")
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["endpoint", "dedupe_key"], name="unique_webhook_occurrence")]
+        indexes = [models.Index(fields=["status", "next_attempt_at"])]

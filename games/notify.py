@@ -1,10 +1,15 @@
-"""Wake-ups for long-polling readers.
+"""Wake-ups for clients that wait on a table: `?wait=` long-polls and event streams.
 
-A `?wait=` request waits on an asyncio event per table. A commit that changes a table sets
-the events of this process's waiters and, when REDIS_URL is set, publishes the table id on a
-Redis channel that every web process listens to, so a move served (or a bot move or timeout
-applied by a worker) anywhere wakes pollers everywhere. Waiters also re-read the version
-every LONGPOLL_RECHECK_SECONDS, so a lost message only delays a wake-up."""
+A waiter is an asyncio event per request. A commit that changes a table sets the events of
+this process's waiters and, when REDIS_URL is set, publishes the table id on a Redis channel
+that every web process listens to, so a move served (or a bot move or timeout applied by a
+worker) anywhere wakes waiters everywhere.
+
+Without Redis, another process's commits (the Celery worker's bot moves and timeouts) reach
+nobody by message, so one watcher task per event loop reads the versions of every waited table
+in a single query every LONGPOLL_RECHECK_SECONDS and wakes the waiters that are behind: one
+query per process, not one per waiter. With Redis, a listener that (re)connects wakes every
+local waiter once, so a message lost while it was away only costs a re-read."""
 
 from __future__ import annotations
 
@@ -13,45 +18,73 @@ import logging
 import threading
 from collections import defaultdict
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 
 CHANNEL = "cardgames:table-changed"
 log = logging.getLogger(__name__)
 
+
+class Waiter:
+    """One waiting request: its loop, its event and the table version it has already seen
+    (None: any change wakes it)."""
+
+    __slots__ = ("loop", "event", "version")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, version: int | None):
+        self.loop = loop
+        self.event = asyncio.Event()
+        self.version = version
+
+    def wake(self) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.event.set)
+        except RuntimeError:
+            # The waiter's loop has closed: its request is gone.
+            pass
+
+
 _lock = threading.Lock()
-_waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(set)
-_listeners: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+_waiters: dict[str, set[Waiter]] = defaultdict(set)
+_tasks: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
 _publisher = None
 
 
-def subscribe(table_id: str) -> tuple[asyncio.AbstractEventLoop, asyncio.Event]:
+def subscribe(table_id: str, version: int | None = None) -> Waiter:
     loop = asyncio.get_running_loop()
-    entry = (loop, asyncio.Event())
+    waiter = Waiter(loop, version)
     with _lock:
-        _waiters[str(table_id)].add(entry)
-    if settings.REDIS_URL:
-        _ensure_listener(loop)
-    return entry
+        _waiters[str(table_id)].add(waiter)
+    _ensure_background(loop)
+    return waiter
 
 
-def unsubscribe(table_id: str, entry) -> None:
+def unsubscribe(table_id: str, waiter: Waiter) -> None:
     with _lock:
         waiters = _waiters.get(str(table_id))
         if waiters is not None:
-            waiters.discard(entry)
+            waiters.discard(waiter)
             if not waiters:
                 del _waiters[str(table_id)]
 
 
+def waiting_tables() -> int:
+    with _lock:
+        return len(_waiters)
+
+
 def wake_local(table_id: str) -> None:
     with _lock:
-        entries = list(_waiters.get(str(table_id), ()))
-    for loop, event in entries:
-        try:
-            loop.call_soon_threadsafe(event.set)
-        except RuntimeError:
-            # The waiter's loop has closed: its request is gone.
-            pass
+        waiters = list(_waiters.get(str(table_id), ()))
+    for waiter in waiters:
+        waiter.wake()
+
+
+def _wake_all() -> None:
+    with _lock:
+        waiters = [w for group in _waiters.values() for w in group]
+    for waiter in waiters:
+        waiter.wake()
 
 
 def table_changed(table_id: str) -> None:
@@ -70,15 +103,50 @@ def _publish(table_id: str) -> None:
             _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
         _publisher.publish(CHANNEL, table_id)
     except redis.RedisError as exc:
-        log.warning("could not publish a table change (pollers fall back to re-checking): %s", type(exc).__name__)
+        log.warning("could not publish a table change (waiters fall back to re-checking): %s", type(exc).__name__)
 
 
-def _ensure_listener(loop: asyncio.AbstractEventLoop) -> None:
+def _ensure_background(loop: asyncio.AbstractEventLoop) -> None:
+    """One background task per event loop (per web process): the Redis listener, or the
+    batched version watcher when there is no Redis."""
     with _lock:
-        task = _listeners.get(loop)
+        task = _tasks.get(loop)
         if task is not None and not task.done():
             return
-        _listeners[loop] = loop.create_task(_listen())
+        _tasks[loop] = loop.create_task(_listen() if settings.REDIS_URL else _watch())
+
+
+def _versions(table_ids: list[str]) -> dict[str, int]:
+    from django.db import connection
+
+    from games.models import Table
+
+    try:
+        return {str(pk): v for pk, v in Table.objects.filter(pk__in=table_ids).values_list("pk", "version")}
+    finally:
+        # Run on a shared pool thread: hold no database connection between checks.
+        connection.close()
+
+
+async def _watch() -> None:
+    read = sync_to_async(_versions, thread_sensitive=False)
+    while True:
+        await asyncio.sleep(settings.LONGPOLL_RECHECK_SECONDS)
+        with _lock:
+            waited = {table_id: list(group) for table_id, group in _waiters.items()}
+        if not waited:
+            continue
+        try:
+            versions = await read(list(waited))
+        except Exception as exc:  # noqa: BLE001 - the next round retries
+            log.warning("version watcher could not read the tables: %s", type(exc).__name__)
+            continue
+        for table_id, waiters in waited.items():
+            current = versions.get(table_id)
+            for waiter in waiters:
+                # A deleted table wakes its waiters too: they answer 404.
+                if current is None or waiter.version is None or current > waiter.version:
+                    waiter.wake()
 
 
 async def _listen() -> None:
@@ -90,6 +158,8 @@ async def _listen() -> None:
         try:
             async with client.pubsub() as pubsub:
                 await pubsub.subscribe(CHANNEL)
+                # Changes published while this listener was away were missed: re-read once.
+                _wake_all()
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
                         wake_local(message["data"].decode())
@@ -100,4 +170,3 @@ async def _listen() -> None:
             await asyncio.sleep(1)
         finally:
             await client.aclose()
-

@@ -4,15 +4,16 @@ service, and do nothing when the table has moved on (ARCHITECTURE convention 7).
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from games import scheduling
 from games.models import Table
-from games.services import automation, idempotency
+from games.services import automation, idempotency, webhooks
 
 SWEEP_SECONDS = 5.0
 _eager = threading.local()
@@ -57,6 +58,8 @@ def sweep() -> int:
     waiting = Table.objects.filter(Q(status=Table.Status.ACTIVE) & Q(bot_pending=True) & Q(updated_at__lte=stale))
     for table_id, version in waiting.values_list("pk", "version"):
         done += bool(automation.table_bot_step(table_id=table_id, version=version))
+    for delivery_id in webhooks.deliveries_due(now):
+        scheduling.queue_webhook(delivery_id)
     return done
 
 
@@ -66,13 +69,11 @@ def purge_idempotency_keys() -> int:
     return idempotency.idempotency_purge()
 
 
-def queue_bot_move(table_id: str, version: int, delay: float) -> None:
-    bot_move.apply_async((table_id, version), countdown=max(delay, 0))
+@shared_task(ignore_result=True)
+def timeout_warning(table_id: str, version: int) -> int:
+    return webhooks.record_timeout_warning(table_id=table_id, version=version)
 
 
-def queue_deadline(table_id: str, version: int, deadline: datetime) -> None:
-    # Eager mode would run the timeout at once instead of at the deadline: there the sweep
-    # and the lazy check on reads enforce deadlines.
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return
-    enforce_deadline.apply_async((table_id, version), eta=deadline)
+@shared_task(ignore_result=True)
+def deliver_webhook(delivery_id: str) -> str | None:
+    return webhooks.delivery_attempt(delivery_id=delivery_id)

@@ -184,6 +184,7 @@ SPECTACULAR_SETTINGS = {
         "FaceUpSourceEnum": ["hand", "face_down"],
         "TableStatusEnum": "games.models.Table.Status",
         "VoteStatusEnum": ["open", "passed", "failed", "tied", "decided"],
+        "WebhookEventEnum": "games.services.webhooks.EVENTS",
     },
 }
 
@@ -209,6 +210,19 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Long-poll: how often a waiting request re-reads the version when no in-process wake-up came.
 LONGPOLL_RECHECK_SECONDS = float(os.environ.get("LONGPOLL_RECHECK_SECONDS", "1.0"))
 LONGPOLL_MAX_SECONDS = 30
+# Event streams (GET /tables/{id}/events): a `: ping` comment every SSE_PING_SECONDS, at most
+# SSE_MAX_STREAMS_PER_USER open streams per user (429 past it), and a stream closes after
+# SSE_MAX_SECONDS (the client reconnects with Last-Event-ID after SSE_RETRY_MS).
+SSE_PING_SECONDS = float(os.environ.get("SSE_PING_SECONDS", "15"))
+SSE_MAX_STREAMS_PER_USER = int(os.environ.get("SSE_MAX_STREAMS_PER_USER", "20"))
+SSE_MAX_SECONDS = float(os.environ.get("SSE_MAX_SECONDS", "3600"))
+SSE_RETRY_MS = int(os.environ.get("SSE_RETRY_MS", "2000"))
+# Webhooks: tries per delivery (with exponential backoff they span about a day), how long a
+# webhook may fail before it is disabled, and whether private/loopback targets are allowed
+# (off in production: a webhook must not reach the service's own network).
+WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", "10"))
+WEBHOOK_DISABLE_AFTER_HOURS = float(os.environ.get("WEBHOOK_DISABLE_AFTER_HOURS", "24"))
+WEBHOOKS_ALLOW_PRIVATE = env_bool("WEBHOOKS_ALLOW_PRIVATE", False)
 IDEMPOTENCY_TTL_HOURS = 24
 
 LOGGING = {

@@ -15,6 +15,7 @@ from config.errors import Conflict, Forbidden, Invalid
 from games import bots
 from games.models import Move, Table
 
+from . import webhooks
 from .common import apply_move, bump, engine_for, lock_table, schedule_after, seat_rows
 from .tables import free_seat
 
@@ -44,10 +45,25 @@ def table_enforce_deadline(*, table_id, version: int | None = None) -> bool:
                 row.timeouts_in_row += 1
                 row.away = row.timeouts_in_row >= AWAY_AFTER_TIMEOUTS
                 row.save(update_fields=["timeouts_in_row", "away"])
+                if row.away:
+                    webhooks.record_seat_away(table, row, seat=seat, reason="timeouts")
         if acted:
             # The away flags changed after the last move's version: publish them too.
             schedule_after(table)
         return acted
+
+
+def table_version(table_id) -> int | None:
+    """The table's version (None: no such table), after enforcing an overdue deadline: reads
+    enforce deadlines lazily, so a table never stays stuck while the worker or broker is down."""
+    row = Table.objects.filter(pk=table_id).values_list("version", "deadline").first()
+    if row is None:
+        return None
+    version, deadline = row
+    if deadline is not None and deadline <= timezone.now():
+        table_enforce_deadline(table_id=table_id, version=version)
+        return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+    return version
 
 
 def table_bot_step(*, table_id, version: int | None = None) -> bool:

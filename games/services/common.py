@@ -8,10 +8,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.errors import Conflict, IllegalMoveError, Invalid, NotFound, NotYourTurnError
-from games import notify
+from games import notify, scheduling
 from games.engine import base as engine_base
 from games.engine import registry
 from games.models import Move, Seat, Table
+
+from . import webhooks
 
 
 def engine_for(table: Table) -> engine_base.Game:
@@ -22,9 +24,12 @@ def lock_table(table_id) -> Table:
     """The table row, locked for the rest of the transaction (on SQLite the IMMEDIATE
     transaction already holds the database's write lock)."""
     try:
-        return Table.objects.select_for_update().get(pk=table_id)
+        table = Table.objects.select_for_update().get(pk=table_id)
     except (Table.DoesNotExist, ValueError, TypeError) as exc:
         raise NotFound("no such table") from exc
+    # What the change's webhook events compare against (no query: status and who acts).
+    table._before_change = webhooks.snapshot(table)
+    return table
 
 
 def engine_error(exc: engine_base.EngineError) -> Exception:
@@ -59,14 +64,20 @@ def refresh_deadline(table: Table) -> None:
         table.deadline = None
 
 
-def bump(table: Table, *, update_fields: list[str] | None = None) -> None:
-    """Save a change to a locked table: version + 1, and wake long-pollers on commit."""
+def bump(table: Table, *, update_fields: list[str] | None = None, mover: int | None = None) -> None:
+    """Save a change to a locked table: version + 1; on commit, wake waiters and queue the
+    follow-ups; record the webhook events the change causes (`mover`: the seat row index of
+    the player whose move it was)."""
     table.version += 1
     fields = None if update_fields is None else [*update_fields, "version", "updated_at"]
     table.save(update_fields=fields)
     table_id = str(table.pk)
     transaction.on_commit(lambda: notify.table_changed(table_id))
-    schedule_after(table)
+    rows = seat_rows(table)
+    schedule_after(table, rows)
+    before = getattr(table, "_before_change", None)
+    webhooks.record_change(table, rows, before=before, mover=mover)
+    table._before_change = webhooks.snapshot(table)
 
 
 def seat_rows(table: Table) -> dict[int, Seat]:
@@ -75,25 +86,28 @@ def seat_rows(table: Table) -> dict[int, Seat]:
     return {seat: rows[player] for seat, player in enumerate(seat_players(table))}
 
 
-def schedule_after(table: Table) -> None:
+def schedule_after(table: Table, rows: dict[int, Seat] | None = None) -> None:
     """Record whether a bot must act now, and queue the follow-up tasks (a bot move, the
-    deadline) for when the change commits."""
+    deadline and its warning) for when the change commits."""
     pending = False
+    humans_to_act = False
     if table.status == Table.Status.ACTIVE and table.state is not None:
-        rows = seat_rows(table)
-        pending = any(rows[s].bot_controlled for s in engine_for(table).to_act(table.state))
+        rows = rows if rows is not None else seat_rows(table)
+        acting = [rows[s] for s in engine_for(table).to_act(table.state)]
+        pending = any(row.bot_controlled for row in acting)
+        humans_to_act = any(not row.bot_controlled for row in acting)
     if pending != table.bot_pending:
         table.bot_pending = pending
         Table.objects.filter(pk=table.pk).update(bot_pending=pending)
-    table_id, version, deadline, delay = str(table.pk), table.version, table.deadline, table.bot_delay
+    table_id, version, deadline, delay, timeout = str(table.pk), table.version, table.deadline, table.bot_delay, table.turn_timeout
 
     def queue():
-        from games import tasks
-
         if pending:
-            tasks.queue_bot_move(table_id, version, delay)
+            scheduling.queue_bot_move(table_id, version, delay)
         if deadline is not None:
-            tasks.queue_deadline(table_id, version, deadline)
+            scheduling.queue_deadline(table_id, version, deadline)
+            if humans_to_act:
+                scheduling.queue_timeout_warning(table_id, version, deadline, timeout)
 
     transaction.on_commit(queue)
 
@@ -106,8 +120,9 @@ def apply_move(
     engine = engine_for(table)
     if table.status != Table.Status.ACTIVE:
         raise Conflict("the table is not in play")
+    before = table.state
     try:
-        state, events = engine.apply(table.state, seat, move)
+        state, events = engine.apply(before, seat, move)
     except engine_base.EngineError as exc:
         raise engine_error(exc) from exc
     table.move_count += 1
@@ -116,7 +131,7 @@ def apply_move(
         table.status = Table.Status.FINISHED
         table.finished_at = timezone.now()
     refresh_deadline(table)
-    bump(table)
+    bump(table, mover=None if seat is None else engine.seat_players(before)[seat])
     record = Move.objects.create(
         table=table,
         seq=table.move_count,

@@ -1,0 +1,178 @@
+"""Push endpoints (api.md, "Push: event streams and webhooks"): the documented face of the
+event stream, and the user's webhooks."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import renderers, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.errors import Invalid
+from config.schema import errors
+from games import selectors, streams
+from games.apis import get_table
+from games.services import automation, webhooks
+
+
+class EventStreamRenderer(renderers.BaseRenderer):
+    media_type = "text/event-stream"
+    format = "event-stream"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return json.dumps(data).encode()
+
+
+class TableEventsApi(APIView):
+    """Under the ASGI server the stream is served by `games.streams` before Django sees the
+    request, and stays open. A request that reaches this view (a WSGI server, a test client)
+    gets the same opening — the reconnection delay and the current state — and the stream
+    ends there: an EventSource reconnects with Last-Event-ID, so the client degrades to polling."""
+
+    renderer_classes = [renderers.JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        operation_id="tables_events",
+        summary="Server-Sent Events stream of the table as you may see it",
+        description=(
+            "`text/event-stream`. Each event: `id: <version>`, `event: state`, `data:` the same JSON as "
+            "`GET /tables/{id}/state` for you (spectators: the spectator view). The first event is the "
+            "current state; then one per version change, in order (several changes may be coalesced into "
+            "the latest state, never reordered). Resume with `Last-Event-ID` or `?after=<version>`: nothing "
+            "older is sent again. A `: ping` comment every 15 s keeps proxies open; the server closes a "
+            "stream after an hour (reconnect with `Last-Event-ID`). At most 20 open streams per user (429)."
+        ),
+        parameters=[
+            OpenApiParameter("after", int, description="resume after this version (like Last-Event-ID)"),
+            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER, description="the id of the last event you received"),
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                response=str, description="`retry:`, then `id:`/`event: state`/`data:` events and `: ping` comments"
+            ),
+            **errors("invalid", "not_found"),
+        },
+    )
+    def get(self, request, table_id):
+        after, bad = streams.parse_after(
+            {"last-event-id": request.headers["Last-Event-ID"]} if "Last-Event-ID" in request.headers else {},
+            {k: request.query_params.getlist(k) for k in request.query_params},
+        )
+        if bad:
+            raise Invalid(f"{bad} must be a version number", {"fields": {bad: [f"0..{streams.MAX_AFTER}"]}})
+        automation.table_version(table_id)
+        state = selectors.state_view(get_table(table_id), request.user)
+        chunk, _ = streams.opening(state, after)
+        response = HttpResponse(chunk, content_type="text/event-stream; charset=utf-8")
+        response["Cache-Control"] = "no-cache"
+        return response
+
+
+class WebhookOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    events = serializers.ListField(child=serializers.ChoiceField(choices=webhooks.EVENTS))
+    active = serializers.BooleanField(help_text="false once disabled (a day of failed deliveries); PATCH active=true re-enables")
+    disabled_reason = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "Webhook"
+
+
+class WebhookCreatedSerializer(WebhookOutputSerializer):
+    secret = serializers.CharField(help_text="the signing secret: shown only in this response")
+
+    class Meta:
+        ref_name = "WebhookCreated"
+
+
+class WebhooksApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        url = serializers.CharField(max_length=2000, help_text="http(s); hosts that resolve to private addresses are refused")
+        events = serializers.ListField(child=serializers.ChoiceField(choices=webhooks.EVENTS), min_length=1, max_length=len(webhooks.EVENTS))
+        secret = serializers.CharField(required=False, min_length=16, max_length=200, help_text="generated when omitted")
+
+        class Meta:
+            ref_name = "WebhookCreate"
+
+    @extend_schema(operation_id="me_webhooks_list", responses={200: WebhookOutputSerializer(many=True), **errors()})
+    def get(self, request):
+        return Response([webhooks.endpoint_json(e) for e in webhooks.endpoints_of(request.user)])
+
+    @extend_schema(
+        operation_id="me_webhooks_create",
+        description="Deliveries are POSTs with `Webhook-Id`, `Webhook-Timestamp` and `Webhook-Signature: v1=<hex "
+        "HMAC-SHA256 of \"<id>.<timestamp>.<body>\" keyed with the secret>`; body `{id, type, created, table, version, data}`.",
+        request=InputSerializer,
+        responses={201: WebhookCreatedSerializer, **errors("invalid")},
+    )
+    def post(self, request):
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        endpoint = webhooks.webhook_create(user=request.user, **serializer.validated_data)
+        return Response({**webhooks.endpoint_json(endpoint), "secret": endpoint.secret}, status=201)
+
+
+class WebhookDetailApi(APIView):
+    class PatchSerializer(serializers.Serializer):
+        url = serializers.CharField(max_length=2000, required=False)
+        events = serializers.ListField(
+            child=serializers.ChoiceField(choices=webhooks.EVENTS), min_length=1, max_length=len(webhooks.EVENTS), required=False
+        )
+        active = serializers.BooleanField(required=False, help_text="true re-enables a disabled webhook")
+
+        class Meta:
+            ref_name = "WebhookUpdate"
+
+    @extend_schema(operation_id="me_webhooks_retrieve", responses={200: WebhookOutputSerializer, **errors("not_found")})
+    def get(self, request, webhook_id):
+        return Response(webhooks.endpoint_json(webhooks.endpoint_of(request.user, webhook_id)))
+
+    @extend_schema(
+        operation_id="me_webhooks_update",
+        request=PatchSerializer,
+        responses={200: WebhookOutputSerializer, **errors("invalid", "not_found")},
+    )
+    def patch(self, request, webhook_id):
+        serializer = self.PatchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        endpoint = webhooks.webhook_update(user=request.user, webhook_id=webhook_id, **serializer.validated_data)
+        return Response(webhooks.endpoint_json(endpoint))
+
+    @extend_schema(operation_id="me_webhooks_delete", responses={204: None, **errors("not_found")})
+    def delete(self, request, webhook_id):
+        webhooks.webhook_delete(user=request.user, webhook_id=webhook_id)
+        return Response(status=204)
+
+
+class WebhookDeliveriesApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.UUIDField(help_text="the Webhook-Id header, the same on every try")
+        event = serializers.ChoiceField(choices=webhooks.EVENTS)
+        table = serializers.UUIDField(allow_null=True)
+        version = serializers.IntegerField(allow_null=True)
+        status = serializers.ChoiceField(choices=["pending", "delivered", "failed"])
+        attempts = serializers.IntegerField()
+        response_code = serializers.IntegerField(allow_null=True, help_text="the last try's HTTP status")
+        response_body = serializers.CharField(help_text="the start of the last response's body")
+        error = serializers.CharField(help_text="why the last try failed (timeout, refused address, ...)")
+        next_attempt_at = serializers.DateTimeField(allow_null=True)
+        created_at = serializers.DateTimeField()
+        delivered_at = serializers.DateTimeField(allow_null=True)
+
+        class Meta:
+            ref_name = "WebhookDelivery"
+
+    @extend_schema(
+        operation_id="me_webhooks_deliveries",
+        description="The last 100 deliveries, newest first.",
+        responses={200: OutputSerializer(many=True), **errors("not_found")},
+    )
+    def get(self, request, webhook_id):
+        endpoint = webhooks.endpoint_of(request.user, webhook_id)
+        return Response([webhooks.delivery_json(d) for d in webhooks.deliveries_of(endpoint)])

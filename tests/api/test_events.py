@@ -1,0 +1,40 @@
+"""The event stream's Django view (api.md, Push): what a request gets when it does not come
+through the ASGI app (a WSGI server, a test client): the opening of the stream, then its end."""
+
+import pytest
+
+from tests.api.helpers import president_hands_deck
+
+
+@pytest.fixture
+def started(table_of):
+    _, deck = president_hands_deck()
+    table_id, users = table_of("president", 4, deck=deck, first_dealer=3)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    return table_id, users
+
+
+@pytest.mark.django_db
+def test_the_opening_is_the_reconnection_delay_and_the_callers_state(started):
+    table_id, users = started
+    response = users[0].api.get(f"/api/v1/tables/{table_id}/events", HTTP_ACCEPT="text/event-stream")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/event-stream")
+    retry, event = response.content.decode().split("\n\n")[:2]
+    assert retry == "retry: 2000"
+    lines = dict(line.split(": ", 1) for line in event.splitlines())
+    state = users[0].api.get(f"/api/v1/tables/{table_id}/state").json()
+    assert lines["id"] == str(state["version"]) and lines["event"] == "state"
+    assert lines["data"].startswith("{") and f'"version":{state["version"]}' in lines["data"]
+    # A client that already has this version gets no event.
+    again = users[0].api.get(f"/api/v1/tables/{table_id}/events", HTTP_LAST_EVENT_ID=str(state["version"]))
+    assert again.content.decode() == "retry: 2000\n\n"
+
+
+@pytest.mark.django_db
+def test_event_stream_errors(started, anon):
+    table_id, users = started
+    assert anon.get(f"/api/v1/tables/{table_id}/events").json()["code"] == "not_authenticated"
+    bad = users[0].api.get(f"/api/v1/tables/{table_id}/events?after=-1")
+    assert bad.status_code == 400 and bad.json()["detail"]["fields"] == {"after": ["0..2147483648"]}
+    missing = users[0].api.get("/api/v1/tables/00000000-0000-0000-0000-000000000000/events")
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
