@@ -26,17 +26,21 @@ log = logging.getLogger(__name__)
 
 
 class Waiter:
-    """One waiting request: its loop, its event and the table version it has already seen
-    (None: any change wakes it)."""
+    """One waiting request: its loop, its event, the table version it has already seen
+    (None: any change wakes it) and the newest version a wake-up announced (`latest`), so a
+    reader knows whether what it read is recent enough."""
 
-    __slots__ = ("loop", "event", "version")
+    __slots__ = ("loop", "event", "version", "latest")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, version: int | None):
         self.loop = loop
         self.event = asyncio.Event()
         self.version = version
+        self.latest = 0
 
-    def wake(self) -> None:
+    def wake(self, version: int | None = None) -> None:
+        if version is not None and version > self.latest:
+            self.latest = version
         try:
             self.loop.call_soon_threadsafe(self.event.set)
         except RuntimeError:
@@ -73,11 +77,11 @@ def waiting_tables() -> int:
         return len(_waiters)
 
 
-def wake_local(table_id: str) -> None:
+def wake_local(table_id: str, version: int | None = None) -> None:
     with _lock:
         waiters = list(_waiters.get(str(table_id), ()))
     for waiter in waiters:
-        waiter.wake()
+        waiter.wake(version)
 
 
 def _wake_all() -> None:
@@ -87,21 +91,22 @@ def _wake_all() -> None:
         waiter.wake()
 
 
-def table_changed(table_id: str) -> None:
-    """Called on commit of any change to the table, from any thread or process."""
-    wake_local(table_id)
+def table_changed(table_id: str, version: int | None = None) -> None:
+    """Called on commit of a change to the table (that made `version`), from any thread or
+    process."""
+    wake_local(table_id, version)
     if settings.REDIS_URL:
-        _publish(str(table_id))
+        _publish(str(table_id) if version is None else f"{table_id} {version}")
 
 
-def _publish(table_id: str) -> None:
+def _publish(message: str) -> None:
     global _publisher
     import redis
 
     try:
         if _publisher is None:
             _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-        _publisher.publish(CHANNEL, table_id)
+        _publisher.publish(CHANNEL, message)
     except redis.RedisError as exc:
         log.warning("could not publish a table change (waiters fall back to re-checking): %s", type(exc).__name__)
 
@@ -146,7 +151,7 @@ async def _watch() -> None:
             for waiter in waiters:
                 # A deleted table wakes its waiters too: they answer 404.
                 if current is None or waiter.version is None or current > waiter.version:
-                    waiter.wake()
+                    waiter.wake(current)
 
 
 async def _listen() -> None:
@@ -162,7 +167,8 @@ async def _listen() -> None:
                 _wake_all()
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
-                        wake_local(message["data"].decode())
+                        table_id, _, version = message["data"].decode().partition(" ")
+                        wake_local(table_id, int(version) if version.isdigit() else None)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - reconnect on any failure

@@ -92,18 +92,45 @@ def _cookie(header: str, name: str) -> str | None:
     return None
 
 
-def _read_state(table_id: str, user) -> dict | None:
-    """The caller's state, after enforcing an overdue deadline like every read."""
+def _read_table(table_id: str):
+    """The table with its seats and players, after enforcing an overdue deadline like every
+    read; None when it is gone."""
     from config.errors import NotFound
     from games.apis import get_table
 
     if automation.table_version(table_id) is None:
         return None
     try:
-        table = get_table(table_id)
+        return get_table(table_id)
     except NotFound:
         return None
-    return selectors.state_view(table, user)
+
+
+def _read_state(table_id: str, user) -> dict | None:
+    table = _read_table(table_id)
+    return None if table is None else selectors.state_view(table, user)
+
+
+_view = sync_to_async(selectors.state_view, thread_sensitive=False)
+# Per event loop: the table read in flight, shared by every stream of the table that wakes
+# for the same change (one database read per change, not one per stream).
+_reads: dict[str, asyncio.Future] = {}
+
+
+async def _shared_table(table_id: str, at_least: int):
+    for _ in range(3):
+        future = _reads.get(table_id)
+        if future is None:
+            future = asyncio.ensure_future(_db(_read_table)(table_id))
+            _reads[table_id] = future
+            future.add_done_callback(lambda f, key=table_id: _reads.pop(key, None) if _reads.get(key) is f else None)
+        table = await asyncio.shield(future)
+        # A read that began before the change that woke us may miss it: read again.
+        if table is None or table.version >= at_least:
+            return table
+        if _reads.get(table_id) is future:
+            _reads.pop(table_id, None)
+    return table
 
 
 def format_event(state: dict) -> bytes:
@@ -190,7 +217,6 @@ async def event_stream(table_id: str, user, after: int | None, waiter: notify.Wa
     """Yield the stream's chunks: the opening, then every later version, with pings while
     nothing changes. `waiter` was subscribed before `first` was read, so no commit in between
     is missed."""
-    read = _db(_read_state)
     chunk, last = opening(first, after)
     yield chunk
     deadline = time.monotonic() + settings.SSE_MAX_SECONDS
@@ -207,9 +233,10 @@ async def event_stream(table_id: str, user, after: int | None, waiter: notify.Wa
             yield b": ping\n\n"
             continue
         waiter.event.clear()
-        state = await read(table_id, user)
-        if state is None:
+        table = await _shared_table(table_id, waiter.latest)
+        if table is None:
             return  # the table was deleted
+        state = await _view(table, user)
         if state["version"] > last:
             last = state["version"]
             yield format_event(state)

@@ -71,8 +71,8 @@ def bump(table: Table, *, update_fields: list[str] | None = None, mover: int | N
     table.version += 1
     fields = None if update_fields is None else [*update_fields, "version", "updated_at"]
     table.save(update_fields=fields)
-    table_id = str(table.pk)
-    transaction.on_commit(lambda: notify.table_changed(table_id))
+    table_id, version = str(table.pk), table.version
+    transaction.on_commit(lambda: notify.table_changed(table_id, version))
     rows = seat_rows(table)
     schedule_after(table, rows)
     before = getattr(table, "_before_change", None)
