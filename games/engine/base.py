@@ -130,6 +130,12 @@ class Game:
             raise InvalidMove(f"unknown option(s) {unknown}", fields={k: ["unknown option"] for k in unknown})
         return {name: opt.check(name, options.get(name, opt.default)) for name, opt in self.options.items()}
 
+    def validate_table_options(self, options: dict | None, *, players: int) -> dict:
+        """`validate_options` for a table of `players` seats, with the cross-checks that need
+        the seat count (Lopti: the deal must fit the deck, L-13). Table creation calls this;
+        engines whose options do not depend on the seats keep the default."""
+        return self.validate_options(options)
+
     def catalogue(self) -> dict:
         return {
             "slug": self.slug,

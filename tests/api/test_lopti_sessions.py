@@ -188,3 +188,41 @@ def test_lopti_endpoints_at_other_tables_are_not_found(table_of):
     users[0].api.post(f"/api/v1/tables/{table_id}/start")
     r = users[0].api.get(f"/api/v1/tables/{table_id}/house-rules")
     assert r.status_code == 404 and r.json()["code"] == "not_found"
+
+
+BIG_DEAL = {"hand_size": 5, "face_up_count": 3, "face_down_count": 3}
+
+
+@pytest.mark.django_db
+def test_L_13_table_creation_checks_the_deal_for_its_own_seats(make_user):
+    """5 + 3 + 3 cards each: 22 for two seats fit the deck, 55 for five do not."""
+    host = make_user()
+    r = host.api.post("/api/v1/tables", {"game": "lopti", "seats": 2, "options": BIG_DEAL}, format="json")
+    assert r.status_code == 201, r.content
+    assert r.json()["options"]["hand_size"] == 5
+    r = host.api.post("/api/v1/tables", {"game": "lopti", "seats": 5, "options": BIG_DEAL}, format="json")
+    assert r.status_code == 400 and r.json()["code"] == "invalid"
+    assert set(r.json()["detail"]["fields"]["options"]) == {"hand_size", "face_up_count", "face_down_count"}
+    assert "L-13" in r.json()["message"]
+
+
+@pytest.mark.django_db
+def test_L_13_a_two_seat_table_deals_five_three_and_three(table_of):
+    table_id, users = table_of("lopti", 2, options=BIG_DEAL)
+    assert users[0].api.post(f"/api/v1/tables/{table_id}/start").status_code == 200
+    seen = state(users[0], table_id)
+    assert len(seen["you"]["hand"]) == 5 and seen["public"]["draw_pile_count"] == 52 - 22
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seats, fits", [(2, True), (4, True), (5, False)])
+def test_L_13_a_rule_vote_on_the_deal_is_checked_for_the_seats_at_the_table(table_of, seats, fits):
+    table_id, users = table_of("lopti", seats, options=QUICK | {"face_up_count": 3, "face_down_count": 3})
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    proposal = {"kind": "base_rule", "key": "hand_size", "value": 5, "applies": "next_round"}
+    r = users[0].api.post(f"/api/v1/tables/{table_id}/rule-votes", proposal, format="json")
+    if fits:
+        assert r.status_code == 201, r.content
+    else:
+        assert r.status_code == 400 and r.json()["code"] == "invalid"
+        assert "value" in r.json()["detail"]["fields"]

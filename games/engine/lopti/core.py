@@ -75,9 +75,25 @@ _rank = _RANK.__getitem__
 card_key = _KEY.__getitem__  # hands sort by natural rank order, then suit C D H S
 
 
+DEAL_KEYS = ("hand_size", "face_up_count", "face_down_count")
+
+
 def _deal_fits(rules: dict, players: int) -> bool:
-    dealt = rules["hand_size"] + rules["face_up_count"] + rules["face_down_count"]
+    dealt = sum(rules[key] for key in DEAL_KEYS)
     return dealt * players <= DECK_SIZE
+
+
+def check_deal_fits(rules: dict, players: int) -> None:
+    """L-13: the cards dealt to `players` seats must fit the deck; InvalidMove names the three
+    keys whose sum is too large."""
+    if _deal_fits(rules, players):
+        return
+    each = sum(rules[key] for key in DEAL_KEYS)
+    message = (
+        f"hand_size + face_up_count + face_down_count = {each} cards for each of {players} players: "
+        f"{each * players} cards do not fit the {DECK_SIZE}-card deck (L-13)"
+    )
+    raise InvalidMove(message, fields={key: [message] for key in DEAL_KEYS})
 
 
 def check_base_rule(state: dict, key: str, value, applies: str):

@@ -73,19 +73,22 @@ class Lopti(Game):
     }
 
     def validate_options(self, options: dict | None) -> dict:
+        """The options alone, with no seat count: the deal must fit the deck for the smallest
+        table (L-13). A table checks its own seat count with validate_table_options."""
+        return self.validate_table_options(options, players=self.min_players)
+
+    def validate_table_options(self, options: dict | None, *, players: int) -> dict:
+        """L-13: "the total dealt must fit the deck" for this table's number of seats (5 + 3 + 3
+        cards each fit two seats, not five)."""
         opts = super().validate_options(options)
-        if not core._deal_fits(opts, self.max_players):
-            raise InvalidMove(
-                "hand_size + face_up_count + face_down_count cards for 5 players must fit 52 cards (L-13)",
-                fields={"hand_size": ["the deal does not fit the deck"]},
-            )
+        core.check_deal_fits(opts, players)
         return opts
 
     # --- lifecycle ------------------------------------------------------------------------------
     def new_game(self, *, players, options, seed, deck=None, first_dealer=None) -> dict:
         if not self.min_players <= players <= self.max_players:
             raise InvalidMove("Lopti is for 2 to 5 players (L-1.1)", fields={"seats": ["2 to 5"]})
-        options = self.validate_options(options)
+        options = self.validate_table_options(options, players=players)
         if deck is not None:
             deck = check_fixed_deck(deck, standard_deck())
         else:
