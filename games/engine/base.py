@@ -53,10 +53,23 @@ class NotYourTurn(EngineError):
     code = "not_your_turn"
 
 
+class NotPermitted(EngineError):
+    """A seated player asking for something that belongs to another seat whatever the moment
+    (Lopti: a house rule only the round's winner writes, a rule only its author edits). The
+    API answers 403 `forbidden` ("not your rule")."""
+
+    code = "forbidden"
+
+
 class GameConflict(EngineError):
-    """Any other state conflict (e.g. the game is over)."""
+    """Any other state conflict (e.g. the game is over, or a Lopti vote at a time L-12.2
+    forbids). `rule`, when given, is the spec's rule id behind the conflict."""
 
     code = "conflict"
+
+    def __init__(self, message: str, rule: str | None = None):
+        super().__init__(message)
+        self.rule = rule
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ def test_L_11_1_only_the_winner_writes_in_the_window_and_the_next_round_is_dealt
     table_id, users, winner, others = window
     url = f"/api/v1/tables/{table_id}/house-rules"
     r = others[0].api.post(url, {"rule": RULE}, format="json")
-    assert r.status_code == 409 and r.json()["code"] == "not_your_turn"
+    assert r.status_code == 403 and r.json()["code"] == "forbidden"
     bad = {**RULE, "then": [{"effect": "draw", "target": "alice", "count": 9}]}
     r = winner.api.post(url, {"rule": bad}, format="json")
     assert r.status_code == 400 and r.json()["code"] == "invalid"
@@ -226,3 +226,76 @@ def test_L_13_a_rule_vote_on_the_deal_is_checked_for_the_seats_at_the_table(tabl
     else:
         assert r.status_code == 400 and r.json()["code"] == "invalid"
         assert "value" in r.json()["detail"]["fields"]
+
+
+@pytest.mark.django_db
+def test_api_house_rule_post_is_forbidden_to_all_but_the_winner_whenever_it_comes(window):
+    """api.md "Errors not named above": 403 for anyone but the round's winner (in the window or
+    not); 409 for the winner outside the window. The message names the rule."""
+    table_id, users, winner, others = window
+    url = f"/api/v1/tables/{table_id}/house-rules"
+    for other in others:  # in the window
+        for body in ({"rule": RULE}, {"decline": True}):
+            r = other.api.post(url, body, format="json")
+            assert r.status_code == 403 and r.json()["code"] == "forbidden", r.content
+            assert "L-11.1" in r.json()["message"]
+    assert winner.api.post(url, {"decline": True}, format="json").status_code == 200
+    # the window is closed: the next round is dealt
+    for body in ({"rule": RULE}, {"decline": True}):
+        r = winner.api.post(url, body, format="json")
+        assert r.status_code == 409 and r.json()["code"] == "conflict", r.content
+        assert "L-11.1" in r.json()["message"] and r.json()["detail"]["rule"] == "L-11.1"
+        for other in others:
+            r = other.api.post(url, body, format="json")
+            assert r.status_code == 403 and r.json()["code"] == "forbidden"
+    assert winner.api.get(url).json() == []
+
+
+@pytest.mark.django_db
+def test_api_house_rule_post_before_any_round_ended_is_forbidden(table_of):
+    table_id, users = table_of("lopti", 2, options=QUICK)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    for user in users:
+        r = user.api.post(f"/api/v1/tables/{table_id}/house-rules", {"rule": RULE}, format="json")
+        assert r.status_code == 403 and r.json()["code"] == "forbidden"
+
+
+@pytest.mark.django_db
+def test_api_a_rule_vote_at_a_time_L_12_2_forbids_is_a_conflict(window):
+    table_id, users, winner, others = window
+    votes = f"/api/v1/tables/{table_id}/rule-votes"
+    proposal = {"kind": "base_rule", "key": "ten_clears", "value": False, "applies": "now"}
+    for user in (winner, *others):  # the winner's window
+        r = user.api.post(votes, proposal, format="json")
+        assert r.status_code == 409 and r.json()["code"] == "conflict", r.content
+        assert r.json()["message"].startswith("L-12.2") and r.json()["detail"]["rule"] == "L-12.2"
+    assert winner.api.post(f"/api/v1/tables/{table_id}/house-rules", {"decline": True}, format="json").status_code == 200
+    # round 2: one vote; once it has closed, a second in the same round is a conflict too
+    r = others[0].api.post(votes, proposal, format="json")
+    assert r.status_code == 201, r.content
+    vote_url = f"{votes}/{r.json()['id']}/ballots"
+    for user in (winner, others[1]):
+        assert user.api.post(vote_url, {"yes": False}, format="json").status_code == 200
+    assert users[0].api.get(f"{votes}/{r.json()['id']}").json()["status"] == "failed"
+    r = others[1].api.post(votes, {**proposal, "key": "two_resets"}, format="json")
+    assert r.status_code == 409 and r.json()["code"] == "conflict"
+    assert "L-12.2" in r.json()["message"] and r.json()["detail"]["rule"] == "L-12.2"
+
+
+@pytest.mark.django_db
+def test_api_ballots_champions_and_throws_on_a_missing_vote_or_duel_are_not_found(table_of):
+    """18.6: an id in the path that names nothing is 404, not 400."""
+    table_id, users = table_of("lopti", 2, options=QUICK)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    base = f"/api/v1/tables/{table_id}"
+    for path, body in (
+        ("rule-votes/7/ballots", {"yes": True}),
+        ("rule-votes/7/champions", {}),
+        ("duels/7/throws", {"throw": "rock"}),
+    ):
+        r = users[1].api.post(f"{base}/{path}", body, format="json")
+        assert r.status_code == 404 and r.json()["code"] == "not_found", (path, r.content)
+    # an existing vote still takes ballots
+    proposal = {"kind": "base_rule", "key": "ten_clears", "value": False, "applies": "now"}
+    vote_id = users[0].api.post(f"{base}/rule-votes", proposal, format="json").json()["id"]
+    assert users[1].api.post(f"{base}/rule-votes/{vote_id}/ballots", {"yes": True}, format="json").status_code == 200

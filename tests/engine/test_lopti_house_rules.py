@@ -11,7 +11,7 @@ import copy
 import pytest
 
 from games.engine import lopti
-from games.engine.base import GameConflict, IllegalMove, InvalidMove, NotYourTurn
+from games.engine.base import GameConflict, IllegalMove, InvalidMove, NotPermitted, NotYourTurn
 
 from .test_lopti_support import (
     G,
@@ -216,11 +216,14 @@ def test_L_11_1_the_winner_writes_in_the_window():
     assert G.legal_moves(st, 1) == [{"type": "decline_rule"}] and G.legal_moves(st, 0) == []
     view = G.view(st, None)
     assert view["turn"] == 1 and view["public"]["window"] == {"winner": 1, "open": True, "rule_id": None}
-    for other in (0, 2):
-        with pytest.raises(NotYourTurn):
+    for other in (0, 2):  # api.md: anyone but the round's winner -> 403 forbidden
+        with pytest.raises(NotPermitted) as exc:
             G.apply(st, other, {"type": "write_rule", "rule": EXAMPLE})
-        with pytest.raises(NotYourTurn):
+        assert "L-11.1" in exc.value.message
+        with pytest.raises(NotPermitted):
             G.apply(st, other, {"type": "decline_rule"})
+        with pytest.raises(NotPermitted):  # whatever the body: not theirs to write
+            G.apply(st, other, {"type": "write_rule"})
     with pytest.raises(IllegalMove) as exc:
         G.apply(st, 1, {"type": "take_pile"})  # the round is over: only the rule is left
     assert exc.value.rule == "L-11.1"
@@ -239,8 +242,24 @@ def test_L_11_1_the_winner_writes_in_the_window():
     assert shown["created_round"] == 1 and shown["rule"] == EXAMPLE and shown["session"] == 1
     assert G.view(st, 0)["public"]["window"] == {"winner": 1, "open": False, "rule_id": 1}
     assert lopti.house_rules_view(st) == G.view(st, 2)["public"]["house_rules"]
-    with pytest.raises(NotYourTurn):  # the window is closed
+    with pytest.raises(GameConflict) as exc:  # the window is closed: 409 conflict
         G.apply(st, 1, {"type": "write_rule", "rule": EXAMPLE})
+    assert exc.value.rule == "L-11.1" and "L-11.1" in exc.value.message
+    with pytest.raises(GameConflict):
+        G.apply(st, 1, {"type": "decline_rule"})
+    for other in (0, 2):  # the others outside the window: still not theirs (403)
+        with pytest.raises(NotPermitted):
+            G.apply(st, other, {"type": "write_rule", "rule": EXAMPLE})
+
+
+def test_L_11_1_before_any_round_ends_nobody_writes_a_rule():
+    st = table(players=3, turn=0, hands={0: ["9C", "5C"]})
+    assert st["window"] is None
+    for seat in range(3):
+        with pytest.raises(NotPermitted):
+            G.apply(st, seat, {"type": "write_rule", "rule": EXAMPLE})
+        with pytest.raises(NotPermitted):
+            G.apply(st, seat, {"type": "decline_rule"})
 
 
 def test_L_11_1_window_timeout_declines_no_rule():
@@ -268,8 +287,8 @@ def test_L_11_5_author_edits_only_before_the_next_round_begins():
     edited = rule("turn_start", eff("announce"))
     # the next round's swap phase: still before its first play
     assert G.view(st, 1)["public"]["house_rules"][0]["editable"] is True
-    with pytest.raises(NotYourTurn):
-        G.apply(st, 0, {"type": "edit_rule", "rule_id": 1, "rule": edited})  # not the author
+    with pytest.raises(NotPermitted):  # not the author: 403 "not your rule"
+        G.apply(st, 0, {"type": "edit_rule", "rule_id": 1, "rule": edited})
     with pytest.raises(InvalidMove):
         G.apply(st, 1, {"type": "edit_rule", "rule_id": 1, "rule": _bad(when__event="boom")})
     with pytest.raises(InvalidMove):
@@ -291,7 +310,7 @@ def test_L_11_6_author_deletes_any_time_without_a_vote():
     st = with_rules(st, rule("play", eff("draw", "actor")), author=2)
     st, events = play(st, 0, "9C")
     assert fired_ids(events) == [1]
-    with pytest.raises(NotYourTurn):
+    with pytest.raises(NotPermitted):
         G.apply(st, 0, {"type": "delete_rule", "rule_id": 1})  # only the author
     st, events = move(st, 2, {"type": "delete_rule", "rule_id": 1})  # mid-round, not in turn
     assert first(events, "rule_deleted") == {"type": "rule_deleted", "rule_id": 1, "seat": 2}

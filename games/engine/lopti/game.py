@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..base import Game, GameConflict, IllegalMove, InvalidMove, NotYourTurn, Option
+from ..base import Game, GameConflict, IllegalMove, InvalidMove, NotPermitted, NotYourTurn, Option
 from ..cards import check_fixed_deck, deal_rng, shuffled, standard_deck
 from . import core, house_rules, votes
 from .core import BASE_RULES, MOVE_FIELDS, _Ctx, _rank, card_key
@@ -282,9 +282,16 @@ class Lopti(Game):
     def _rule_move(self, state: dict, seat: int, move: dict) -> _Ctx:
         kind = move["type"]
         if kind in ("write_rule", "decline_rule"):
-            if state["phase"] != "house_rule" or state["window"]["winner"] != seat:
-                raise NotYourTurn(
-                    "only the round's winner writes a rule, in the window after the round (L-11.1)"
+            # api.md: anyone but the round's winner -> 403 whenever it comes; the winner outside
+            # the window -> 409. Ruling: "the round's winner" is the winner of the latest
+            # window (the round that ended last in this table), or nobody before the first
+            # round ends.
+            window = state["window"]
+            if window is None or window["winner"] != seat:
+                raise NotPermitted("L-11.1: only the round's winner writes a house rule")
+            if state["phase"] != "house_rule":
+                raise GameConflict(
+                    "L-11.1: the winner writes a rule only in the window after the round", rule="L-11.1"
                 )
             core.parse_fields(move, RULE_MOVE_FIELDS)
             rule = house_rules.validate_rule(move["rule"]) if kind == "write_rule" else None
@@ -319,7 +326,7 @@ class Lopti(Game):
         if record is None:
             raise InvalidMove(f"this session has no rule {rule_id}", fields={"rule_id": ["no such rule"]})
         if record["author"] != seat:
-            raise NotYourTurn("only the rule's author may do this without a vote (L-11.6)")
+            raise NotPermitted("only the rule's author may do this without a vote (L-11.5, L-11.6)")
         if record["status"] == "deleted":
             raise IllegalMove("the rule is deleted", rule="L-11.6")
         if kind == "edit_rule":
