@@ -299,3 +299,36 @@ def test_api_ballots_champions_and_throws_on_a_missing_vote_or_duel_are_not_foun
     proposal = {"kind": "base_rule", "key": "ten_clears", "value": False, "applies": "now"}
     vote_id = users[0].api.post(f"{base}/rule-votes", proposal, format="json").json()["id"]
     assert users[1].api.post(f"{base}/rule-votes/{vote_id}/ballots", {"yes": True}, format="json").status_code == 200
+
+
+@pytest.mark.django_db
+def test_L_11_7_a_revealed_hand_is_shown_alike_by_the_state_and_the_move_log(table_of, make_user):
+    """18.11: a `before play` reveal of the actor's hand, then the play and its draw, in one
+    move. Every viewer, spectators included, sees the drawn card both in `GET /state`
+    (`revealed_hand`) and in `GET /moves`; once the hand is private again, so are its draws."""
+    from games.models import Table
+    from tests.engine.test_lopti_house_rules import eff, rule, with_rules
+    from tests.engine.test_lopti_support import table as engine_table
+
+    table_id, users = table_of("lopti", 3)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    st = engine_table(players=3, turn=0, hands={0: ["9C", "5C"], 1: ["KD"], 2: ["QH"]}, draw=["2H", "4S", "6D"])
+    st = with_rules(st, rule("play", eff("reveal_hand", "actor"), timing="before", ranks=["9"]))
+    Table.objects.filter(pk=table_id).update(state=st)  # a position reached in play, built directly
+    seats = seat_users(users[0].api, table_id, users)
+    viewers = [*seats.values(), make_user()]
+    assert move(seats[0], table_id, {"type": "play", "cards": ["9C"]}).status_code == 200
+    for viewer in viewers:
+        assert state(viewer, table_id)["seats"][0]["revealed_hand"] == ["2H", "5C"]
+        (entry,) = viewer.api.get(f"/api/v1/tables/{table_id}/moves").json()
+        shown = {e["type"]: e for e in entry["events"]}
+        assert shown["reveal_hand"]["cards"] == ["5C"] and shown["play"]["cards"] == ["9C"]
+        assert shown["draw"]["cards"] == ["2H"]
+    assert move(seats[1], table_id, {"type": "play", "cards": ["KD"]}).status_code == 200
+    assert move(seats[2], table_id, {"type": "take_pile"}).status_code == 200
+    assert move(seats[0], table_id, {"type": "play", "cards": ["5C"]}).status_code == 200
+    for viewer in viewers:
+        assert state(viewer, table_id)["seats"][0]["revealed_hand"] is None
+        last = viewer.api.get(f"/api/v1/tables/{table_id}/moves?after=3").json()[0]
+        draw = next(e for e in last["events"] if e["type"] == "draw")
+        assert ("cards" in draw) == (viewer is seats[0])

@@ -159,6 +159,23 @@ class _Ctx:
     def log(self, event: dict) -> None:
         self.events.append(event)
 
+    def log_cards_moved(self, event: dict) -> None:
+        """Log an event whose cards only the seats of `secret_to` see (a draw, a card given),
+        unless one of those seats has an open hand (L-11.7 reveal_hand): then every viewer sees
+        the cards move.
+
+        Ruling (18.11, L-11.7 / L-14): `reveal_hand` makes the target's *hand* public until its
+        next turn, so the hand lies open: the `reveal_hand` event shows the cards it holds at
+        that moment, and every card that enters or leaves it while it is open (a draw, a rule's
+        draw, a card given to or from it) is shown to all as it moves. The move log thus shows
+        each viewer what the state's `revealed_hand` showed at the time, no more (a draw before
+        the reveal, or after its end, stays the drawer's) and no less (the state never shows a
+        card the log hid). Played, taken and returned cards are public anyway."""
+        open_hands = {r["seat"] for r in self.state["revealed"]}
+        if open_hands & set(event.get("secret_to", ())):
+            event = {k: v for k, v in event.items() if k not in ("secret", "secret_to")} | event["secret"]
+        self.events.append(event)
+
 
 def _fire(ctx: _Ctx, event: str, timing: str, **facts) -> None:
     """A base event of L-11.7 ("before" or "after" it happens); `facts["seat"]` is its actor.
@@ -431,7 +448,7 @@ def _draw(ctx: _Ctx, seat: int) -> None:
     drawn = st["draw_pile"][:want]
     del st["draw_pile"][:want]
     st["hands"][seat] = sorted(st["hands"][seat] + drawn, key=card_key)
-    ctx.log(
+    ctx.log_cards_moved(
         {
             "type": "draw",
             "seat": seat,
