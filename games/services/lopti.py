@@ -38,9 +38,8 @@ def find_rule(table: Table, rule_id: int) -> dict:
 # rule's author, raises the engine's NotPermitted (403 `forbidden`); the winner outside the
 # window, or a vote at a time L-12.2 forbids, raises GameConflict (409 `conflict`). This module
 # only turns an id in the path that names nothing into 404 first. Rules, votes and duels are
-# never removed from the state and their ids only grow, so a lookup before the lock cannot
-# call something missing that the locked move would find gone, only miss one created a moment
-# later, which is what the caller would have seen.
+# never removed from the state and their ids only grow, so this lookup without the lock can
+# at worst miss one created a moment later, which the caller could not have known about.
 
 
 def house_rule_write(*, table_id, user, rule: dict) -> Table:
