@@ -53,10 +53,23 @@ class NotYourTurn(EngineError):
     code = "not_your_turn"
 
 
+class NotPermitted(EngineError):
+    """A seated player asking for something that belongs to another seat whatever the moment
+    (Lopti: a house rule only the round's winner writes, a rule only its author edits). The
+    API answers 403 `forbidden` ("not your rule")."""
+
+    code = "forbidden"
+
+
 class GameConflict(EngineError):
-    """Any other state conflict (e.g. the game is over)."""
+    """Any other state conflict (e.g. the game is over, or a Lopti vote at a time L-12.2
+    forbids). `rule`, when given, is the spec's rule id behind the conflict."""
 
     code = "conflict"
+
+    def __init__(self, message: str, rule: str | None = None):
+        super().__init__(message)
+        self.rule = rule
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,12 @@ class Game:
         if unknown:
             raise InvalidMove(f"unknown option(s) {unknown}", fields={k: ["unknown option"] for k in unknown})
         return {name: opt.check(name, options.get(name, opt.default)) for name, opt in self.options.items()}
+
+    def validate_table_options(self, options: dict | None, *, players: int) -> dict:
+        """`validate_options` for a table of `players` seats, with the cross-checks that need
+        the seat count (Lopti: the deal must fit the deck, L-13). Table creation calls this;
+        engines whose options do not depend on the seats keep the default."""
+        return self.validate_options(options)
 
     def catalogue(self) -> dict:
         return {

@@ -385,7 +385,11 @@ class President(Game):
             self._transfer(st, low, high, sorted(hand[:count], key=card_key), events, auto=True)
             st["exchange"]["pending"].append({"seat": high, "to": low, "count": count})
         st["phase"] = "exchange"
-        st["turn"] = None
+        # api.md: `turn` is null only when several may act. With `exchange: one` the President
+        # alone gives (P-3.1), so it is their turn. Ruling: with `two` the exchange is a
+        # simultaneous phase (like Lopti's swap phase), so `turn` stays null until play begins,
+        # even once only one giver is left.
+        st["turn"] = pairs[0][1] if len(pairs) == 1 else None
 
     def _give(self, st, seat, given, events):
         pending = self._pending(st, seat)

@@ -7,7 +7,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from config.errors import Conflict, IllegalMoveError, Invalid, NotFound, NotYourTurnError
+from config.errors import Conflict, Forbidden, IllegalMoveError, Invalid, NotFound, NotYourTurnError
 from games import notify, scheduling
 from games.engine import base as engine_base
 from games.engine import registry
@@ -40,7 +40,10 @@ def engine_error(exc: engine_base.EngineError) -> Exception:
         return Invalid(exc.message, {"fields": exc.fields})
     if isinstance(exc, engine_base.NotYourTurn):
         return NotYourTurnError(exc.message)
-    return Conflict(exc.message)
+    if isinstance(exc, engine_base.NotPermitted):
+        return Forbidden(exc.message)
+    rule = getattr(exc, "rule", None)
+    return Conflict(exc.message, {"rule": rule} if rule else None)
 
 
 def seat_players(table: Table) -> list[int]:

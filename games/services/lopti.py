@@ -9,7 +9,6 @@ from config.errors import Conflict, Forbidden, NotFound
 from games.engine import lopti as lopti_engine
 from games.engine import registry
 from games.models import Table
-from games.selectors import viewer_seat
 
 from . import moves
 
@@ -34,11 +33,13 @@ def find_rule(table: Table, rule_id: int) -> dict:
     return rule
 
 
-def _as_author(table: Table, user, rule_id: int) -> None:
-    """L-11.5/L-11.6: only the rule's author edits or deletes it without a vote."""
-    rule = find_rule(table, rule_id)
-    if viewer_seat(table, user) != rule["author"]:
-        raise Forbidden("only the rule's author may do this")
+# Who may act is decided in one place, the engine, under the table lock: a house rule's
+# write or decline by anyone but the round's winner, or an edit or delete by anyone but the
+# rule's author, raises the engine's NotPermitted (403 `forbidden`); the winner outside the
+# window, or a vote at a time L-12.2 forbids, raises GameConflict (409 `conflict`). This module
+# only turns an id in the path that names nothing into 404 first. Rules, votes and duels are
+# never removed from the state and their ids only grow, so this lookup without the lock can
+# at worst miss one created a moment later, which the caller could not have known about.
 
 
 def house_rule_write(*, table_id, user, rule: dict) -> Table:
@@ -54,14 +55,16 @@ def house_rule_decline(*, table_id, user) -> Table:
 
 
 def house_rule_edit(*, table_id, user, rule_id: int, rule: dict) -> Table:
-    _as_author(lopti_table(table_id), user, rule_id)
+    """L-11.5: the author only (the engine checks), before the next round begins."""
+    find_rule(lopti_table(table_id), rule_id)
     move = {"type": "edit_rule", "rule_id": rule_id, "rule": rule}
     table, _, _ = moves.move_submit(table_id=table_id, user=user, move=move)
     return table
 
 
 def house_rule_delete(*, table_id, user, rule_id: int) -> Table:
-    _as_author(lopti_table(table_id), user, rule_id)
+    """L-11.6: the author only (the engine checks), any time."""
+    find_rule(lopti_table(table_id), rule_id)
     table, _, _ = moves.move_submit(table_id=table_id, user=user, move={"type": "delete_rule", "rule_id": rule_id})
     return table
 
@@ -85,20 +88,20 @@ def vote_propose(*, table_id, user, proposal: dict) -> tuple[Table, int]:
 
 
 def vote_ballot(*, table_id, user, vote_id: int, yes: bool) -> Table:
-    lopti_table(table_id)
+    vote_detail(lopti_table(table_id), vote_id)  # 404 for a vote that does not exist
     move = {"type": "ballot", "vote_id": vote_id, "yes": yes}
     table, _, _ = moves.move_submit(table_id=table_id, user=user, move=move)
     return table
 
 
 def vote_champion(*, table_id, user, vote_id: int) -> Table:
-    lopti_table(table_id)
+    vote_detail(lopti_table(table_id), vote_id)
     table, _, _ = moves.move_submit(table_id=table_id, user=user, move={"type": "champion", "vote_id": vote_id})
     return table
 
 
 def duel_throw(*, table_id, user, duel_id: int, throw: str) -> Table:
-    lopti_table(table_id)
+    duel_detail(lopti_table(table_id), duel_id)
     move = {"type": "throw", "duel_id": duel_id, "throw": throw}
     table, _, _ = moves.move_submit(table_id=table_id, user=user, move=move)
     return table

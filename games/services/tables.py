@@ -66,7 +66,7 @@ def table_create(
     if isinstance(bot_delay, bool) or not isinstance(bot_delay, (int, float)) or not 0 <= bot_delay <= MAX_BOT_DELAY:
         raise Invalid("bot_delay out of range", {"fields": {"options": {"bot_delay": [f"seconds, 0..{MAX_BOT_DELAY}"]}}})
     try:
-        clean_options = engine.validate_options(options)
+        clean_options = engine.validate_table_options(options, players=seats)
     except engine_base.InvalidMove as exc:
         raise Invalid(exc.message, {"fields": {"options": exc.fields}}) from exc
     if seed is None:

@@ -54,7 +54,7 @@ def test_L_11_1_only_the_winner_writes_in_the_window_and_the_next_round_is_dealt
     table_id, users, winner, others = window
     url = f"/api/v1/tables/{table_id}/house-rules"
     r = others[0].api.post(url, {"rule": RULE}, format="json")
-    assert r.status_code == 409 and r.json()["code"] == "not_your_turn"
+    assert r.status_code == 403 and r.json()["code"] == "forbidden"
     bad = {**RULE, "then": [{"effect": "draw", "target": "alice", "count": 9}]}
     r = winner.api.post(url, {"rule": bad}, format="json")
     assert r.status_code == 400 and r.json()["code"] == "invalid"
@@ -188,3 +188,147 @@ def test_lopti_endpoints_at_other_tables_are_not_found(table_of):
     users[0].api.post(f"/api/v1/tables/{table_id}/start")
     r = users[0].api.get(f"/api/v1/tables/{table_id}/house-rules")
     assert r.status_code == 404 and r.json()["code"] == "not_found"
+
+
+BIG_DEAL = {"hand_size": 5, "face_up_count": 3, "face_down_count": 3}
+
+
+@pytest.mark.django_db
+def test_L_13_table_creation_checks_the_deal_for_its_own_seats(make_user):
+    """5 + 3 + 3 cards each: 22 for two seats fit the deck, 55 for five do not."""
+    host = make_user()
+    r = host.api.post("/api/v1/tables", {"game": "lopti", "seats": 2, "options": BIG_DEAL}, format="json")
+    assert r.status_code == 201, r.content
+    assert r.json()["options"]["hand_size"] == 5
+    r = host.api.post("/api/v1/tables", {"game": "lopti", "seats": 5, "options": BIG_DEAL}, format="json")
+    assert r.status_code == 400 and r.json()["code"] == "invalid"
+    assert set(r.json()["detail"]["fields"]["options"]) == {"hand_size", "face_up_count", "face_down_count"}
+    assert "L-13" in r.json()["message"]
+
+
+@pytest.mark.django_db
+def test_L_13_a_two_seat_table_deals_five_three_and_three(table_of):
+    table_id, users = table_of("lopti", 2, options=BIG_DEAL)
+    assert users[0].api.post(f"/api/v1/tables/{table_id}/start").status_code == 200
+    seen = state(users[0], table_id)
+    assert len(seen["you"]["hand"]) == 5 and seen["public"]["draw_pile_count"] == 52 - 22
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seats, fits", [(2, True), (4, True), (5, False)])
+def test_L_13_a_rule_vote_on_the_deal_is_checked_for_the_seats_at_the_table(table_of, seats, fits):
+    table_id, users = table_of("lopti", seats, options=QUICK | {"face_up_count": 3, "face_down_count": 3})
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    proposal = {"kind": "base_rule", "key": "hand_size", "value": 5, "applies": "next_round"}
+    r = users[0].api.post(f"/api/v1/tables/{table_id}/rule-votes", proposal, format="json")
+    if fits:
+        assert r.status_code == 201, r.content
+    else:
+        assert r.status_code == 400 and r.json()["code"] == "invalid"
+        assert "value" in r.json()["detail"]["fields"]
+
+
+@pytest.mark.django_db
+def test_api_house_rule_post_is_forbidden_to_all_but_the_winner_whenever_it_comes(window):
+    """api.md "Errors not named above": 403 for anyone but the round's winner (in the window or
+    not); 409 for the winner outside the window. The message names the rule."""
+    table_id, users, winner, others = window
+    url = f"/api/v1/tables/{table_id}/house-rules"
+    for other in others:  # in the window
+        for body in ({"rule": RULE}, {"decline": True}):
+            r = other.api.post(url, body, format="json")
+            assert r.status_code == 403 and r.json()["code"] == "forbidden", r.content
+            assert "L-11.1" in r.json()["message"]
+    assert winner.api.post(url, {"decline": True}, format="json").status_code == 200
+    # the window is closed: the next round is dealt
+    for body in ({"rule": RULE}, {"decline": True}):
+        r = winner.api.post(url, body, format="json")
+        assert r.status_code == 409 and r.json()["code"] == "conflict", r.content
+        assert "L-11.1" in r.json()["message"] and r.json()["detail"]["rule"] == "L-11.1"
+        for other in others:
+            r = other.api.post(url, body, format="json")
+            assert r.status_code == 403 and r.json()["code"] == "forbidden"
+    assert winner.api.get(url).json() == []
+
+
+@pytest.mark.django_db
+def test_api_house_rule_post_before_any_round_ended_is_forbidden(table_of):
+    table_id, users = table_of("lopti", 2, options=QUICK)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    for user in users:
+        r = user.api.post(f"/api/v1/tables/{table_id}/house-rules", {"rule": RULE}, format="json")
+        assert r.status_code == 403 and r.json()["code"] == "forbidden"
+
+
+@pytest.mark.django_db
+def test_api_a_rule_vote_at_a_time_L_12_2_forbids_is_a_conflict(window):
+    table_id, users, winner, others = window
+    votes = f"/api/v1/tables/{table_id}/rule-votes"
+    proposal = {"kind": "base_rule", "key": "ten_clears", "value": False, "applies": "now"}
+    for user in (winner, *others):  # the winner's window
+        r = user.api.post(votes, proposal, format="json")
+        assert r.status_code == 409 and r.json()["code"] == "conflict", r.content
+        assert r.json()["message"].startswith("L-12.2") and r.json()["detail"]["rule"] == "L-12.2"
+    assert winner.api.post(f"/api/v1/tables/{table_id}/house-rules", {"decline": True}, format="json").status_code == 200
+    # round 2: one vote; once it has closed, a second in the same round is a conflict too
+    r = others[0].api.post(votes, proposal, format="json")
+    assert r.status_code == 201, r.content
+    vote_url = f"{votes}/{r.json()['id']}/ballots"
+    for user in (winner, others[1]):
+        assert user.api.post(vote_url, {"yes": False}, format="json").status_code == 200
+    assert users[0].api.get(f"{votes}/{r.json()['id']}").json()["status"] == "failed"
+    r = others[1].api.post(votes, {**proposal, "key": "two_resets"}, format="json")
+    assert r.status_code == 409 and r.json()["code"] == "conflict"
+    assert "L-12.2" in r.json()["message"] and r.json()["detail"]["rule"] == "L-12.2"
+
+
+@pytest.mark.django_db
+def test_api_ballots_champions_and_throws_on_a_missing_vote_or_duel_are_not_found(table_of):
+    """18.6: an id in the path that names nothing is 404, not 400."""
+    table_id, users = table_of("lopti", 2, options=QUICK)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    base = f"/api/v1/tables/{table_id}"
+    for path, body in (
+        ("rule-votes/7/ballots", {"yes": True}),
+        ("rule-votes/7/champions", {}),
+        ("duels/7/throws", {"throw": "rock"}),
+    ):
+        r = users[1].api.post(f"{base}/{path}", body, format="json")
+        assert r.status_code == 404 and r.json()["code"] == "not_found", (path, r.content)
+    # an existing vote still takes ballots
+    proposal = {"kind": "base_rule", "key": "ten_clears", "value": False, "applies": "now"}
+    vote_id = users[0].api.post(f"{base}/rule-votes", proposal, format="json").json()["id"]
+    assert users[1].api.post(f"{base}/rule-votes/{vote_id}/ballots", {"yes": True}, format="json").status_code == 200
+
+
+@pytest.mark.django_db
+def test_L_11_7_a_revealed_hand_is_shown_alike_by_the_state_and_the_move_log(table_of, make_user):
+    """18.11: a `before play` reveal of the actor's hand, then the play and its draw, in one
+    move. Every viewer, spectators included, sees the drawn card both in `GET /state`
+    (`revealed_hand`) and in `GET /moves`; once the hand is private again, so are its draws."""
+    from games.models import Table
+    from tests.engine.test_lopti_house_rules import eff, rule, with_rules
+    from tests.engine.test_lopti_support import table as engine_table
+
+    table_id, users = table_of("lopti", 3)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    st = engine_table(players=3, turn=0, hands={0: ["9C", "5C"], 1: ["KD"], 2: ["QH"]}, draw=["2H", "4S", "6D"])
+    st = with_rules(st, rule("play", eff("reveal_hand", "actor"), timing="before", ranks=["9"]))
+    Table.objects.filter(pk=table_id).update(state=st)  # a position reached in play, built directly
+    seats = seat_users(users[0].api, table_id, users)
+    viewers = [*seats.values(), make_user()]
+    assert move(seats[0], table_id, {"type": "play", "cards": ["9C"]}).status_code == 200
+    for viewer in viewers:
+        assert state(viewer, table_id)["seats"][0]["revealed_hand"] == ["2H", "5C"]
+        (entry,) = viewer.api.get(f"/api/v1/tables/{table_id}/moves").json()
+        shown = {e["type"]: e for e in entry["events"]}
+        assert shown["reveal_hand"]["cards"] == ["5C"] and shown["play"]["cards"] == ["9C"]
+        assert shown["draw"]["cards"] == ["2H"]
+    assert move(seats[1], table_id, {"type": "play", "cards": ["KD"]}).status_code == 200
+    assert move(seats[2], table_id, {"type": "take_pile"}).status_code == 200
+    assert move(seats[0], table_id, {"type": "play", "cards": ["5C"]}).status_code == 200
+    for viewer in viewers:
+        assert state(viewer, table_id)["seats"][0]["revealed_hand"] is None
+        last = viewer.api.get(f"/api/v1/tables/{table_id}/moves?after=3").json()[0]
+        draw = next(e for e in last["events"] if e["type"] == "draw")
+        assert ("cards" in draw) == (viewer is seats[0])

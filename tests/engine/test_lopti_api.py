@@ -80,7 +80,6 @@ def test_L_13_options_and_defaults():
         {"ten_clears": 1},
         {"rounds": -1},
         {"colour": "red"},
-        {"hand_size": 5},  # 5 + 3 + 3 cards for 5 players is 55 > 52
         {"hand_size": 4, "face_up_count": 3, "face_down_count": 3, "swaps_allowed": 1, "rounds": 2, "x": 1},
     ],
 )
@@ -90,10 +89,32 @@ def test_L_13_bad_options(bad):
 
 
 def test_L_13_deal_must_fit_the_deck_for_five_players():
-    assert G.validate_options({"hand_size": 4})["hand_size"] == 4
-    assert G.validate_options({"hand_size": 5, "face_up_count": 2})["hand_size"] == 5
+    assert G.validate_table_options({"hand_size": 4}, players=5)["hand_size"] == 4
+    assert G.validate_table_options({"hand_size": 5, "face_up_count": 2}, players=5)["hand_size"] == 5
     st = G.new_game(players=5, options=G.validate_options({"hand_size": 4}), seed=3)
     assert len(st["draw_pile"]) == 2
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_L_13_the_deal_is_checked_for_the_tables_own_seats(players):
+    """5 + 3 + 3 = 11 cards each fit the deck for 2, 3 and 4 players (22, 33, 44 <= 52), not for
+    five (55): the check uses the table's number of seats, not the game's largest table."""
+    opts = {"hand_size": 5, "face_up_count": 3, "face_down_count": 3}
+    assert G.validate_options(opts)["hand_size"] == 5  # options alone: they fit some table
+    clean = G.validate_table_options(opts, players=players)
+    st = G.new_game(players=players, options=clean, seed=3)
+    assert [len(h) for h in st["hands"]] == [5] * players
+    assert len(st["draw_pile"]) == 52 - 11 * players
+
+
+def test_L_13_a_deal_too_large_for_the_seats_names_the_three_fields():
+    opts = {"hand_size": 5, "face_up_count": 3, "face_down_count": 3}
+    with pytest.raises(InvalidMove) as exc:
+        G.validate_table_options(opts, players=5)
+    assert set(exc.value.fields) == {"hand_size", "face_up_count", "face_down_count"}
+    assert "55" in exc.value.message and "L-13" in exc.value.message
+    with pytest.raises(InvalidMove):  # the deal itself checks the same way
+        G.new_game(players=5, options=G.validate_options(opts), seed=3)
 
 
 def test_L_13_hand_size_is_also_the_draw_threshold():

@@ -11,7 +11,7 @@ import copy
 import pytest
 
 from games.engine import lopti
-from games.engine.base import GameConflict, IllegalMove, InvalidMove, NotYourTurn
+from games.engine.base import GameConflict, IllegalMove, InvalidMove, NotPermitted, NotYourTurn
 
 from .test_lopti_support import (
     G,
@@ -216,11 +216,14 @@ def test_L_11_1_the_winner_writes_in_the_window():
     assert G.legal_moves(st, 1) == [{"type": "decline_rule"}] and G.legal_moves(st, 0) == []
     view = G.view(st, None)
     assert view["turn"] == 1 and view["public"]["window"] == {"winner": 1, "open": True, "rule_id": None}
-    for other in (0, 2):
-        with pytest.raises(NotYourTurn):
+    for other in (0, 2):  # api.md: anyone but the round's winner -> 403 forbidden
+        with pytest.raises(NotPermitted) as exc:
             G.apply(st, other, {"type": "write_rule", "rule": EXAMPLE})
-        with pytest.raises(NotYourTurn):
+        assert "L-11.1" in exc.value.message
+        with pytest.raises(NotPermitted):
             G.apply(st, other, {"type": "decline_rule"})
+        with pytest.raises(NotPermitted):  # whatever the body: not theirs to write
+            G.apply(st, other, {"type": "write_rule"})
     with pytest.raises(IllegalMove) as exc:
         G.apply(st, 1, {"type": "take_pile"})  # the round is over: only the rule is left
     assert exc.value.rule == "L-11.1"
@@ -239,8 +242,24 @@ def test_L_11_1_the_winner_writes_in_the_window():
     assert shown["created_round"] == 1 and shown["rule"] == EXAMPLE and shown["session"] == 1
     assert G.view(st, 0)["public"]["window"] == {"winner": 1, "open": False, "rule_id": 1}
     assert lopti.house_rules_view(st) == G.view(st, 2)["public"]["house_rules"]
-    with pytest.raises(NotYourTurn):  # the window is closed
+    with pytest.raises(GameConflict) as exc:  # the window is closed: 409 conflict
         G.apply(st, 1, {"type": "write_rule", "rule": EXAMPLE})
+    assert exc.value.rule == "L-11.1" and "L-11.1" in exc.value.message
+    with pytest.raises(GameConflict):
+        G.apply(st, 1, {"type": "decline_rule"})
+    for other in (0, 2):  # the others outside the window: still not theirs (403)
+        with pytest.raises(NotPermitted):
+            G.apply(st, other, {"type": "write_rule", "rule": EXAMPLE})
+
+
+def test_L_11_1_before_any_round_ends_nobody_writes_a_rule():
+    st = table(players=3, turn=0, hands={0: ["9C", "5C"]})
+    assert st["window"] is None
+    for seat in range(3):
+        with pytest.raises(NotPermitted):
+            G.apply(st, seat, {"type": "write_rule", "rule": EXAMPLE})
+        with pytest.raises(NotPermitted):
+            G.apply(st, seat, {"type": "decline_rule"})
 
 
 def test_L_11_1_window_timeout_declines_no_rule():
@@ -268,8 +287,8 @@ def test_L_11_5_author_edits_only_before_the_next_round_begins():
     edited = rule("turn_start", eff("announce"))
     # the next round's swap phase: still before its first play
     assert G.view(st, 1)["public"]["house_rules"][0]["editable"] is True
-    with pytest.raises(NotYourTurn):
-        G.apply(st, 0, {"type": "edit_rule", "rule_id": 1, "rule": edited})  # not the author
+    with pytest.raises(NotPermitted):  # not the author: 403 "not your rule"
+        G.apply(st, 0, {"type": "edit_rule", "rule_id": 1, "rule": edited})
     with pytest.raises(InvalidMove):
         G.apply(st, 1, {"type": "edit_rule", "rule_id": 1, "rule": _bad(when__event="boom")})
     with pytest.raises(InvalidMove):
@@ -291,7 +310,7 @@ def test_L_11_6_author_deletes_any_time_without_a_vote():
     st = with_rules(st, rule("play", eff("draw", "actor")), author=2)
     st, events = play(st, 0, "9C")
     assert fired_ids(events) == [1]
-    with pytest.raises(NotYourTurn):
+    with pytest.raises(NotPermitted):
         G.apply(st, 0, {"type": "delete_rule", "rule_id": 1})  # only the author
     st, events = move(st, 2, {"type": "delete_rule", "rule_id": 1})  # mid-round, not in turn
     assert first(events, "rule_deleted") == {"type": "rule_deleted", "rule_id": 1, "seat": 2}
@@ -637,6 +656,63 @@ def test_L_11_7_effect_reveal_hand_until_the_targets_next_turn():
     assert first(events, "reveal_end")["seat"] == 2
     assert G.view(st, 0)["seats"][2]["revealed_hand"] is None
     assert not {"7D", "8D"} & strings(G.view(st, 0)) and not {"7D", "8D"} & strings(G.view(st, None))
+
+
+def _shown_cards(event: dict, seat) -> set[str]:
+    return {c for c in strings(G.view_event(event, seat)) if c in lopti.core._KEY}
+
+
+def test_L_11_7_reveal_hand_then_play_and_draw_in_one_move_log_matches_the_state():
+    """18.11 ruling: a revealed hand lies open until its owner's next turn. The `reveal_hand`
+    event shows the hand as it is at that moment (in a `before` play rule the cards being played
+    have left it: the play event shows them), and a card that enters or leaves the hand while it
+    is open is shown to everyone as it moves, so the log tells every viewer exactly what
+    `revealed_hand` shows."""
+    st = table(players=3, turn=0, hands={0: ["9C", "5C"], 1: ["KD"], 2: ["QH"]}, draw=["2H", "4S", "6D"])
+    st = with_rules(st, rule("play", eff("reveal_hand", "actor"), timing="before", ranks=["9"]))
+    st, events = play(st, 0, "9C")
+    assert types(events)[:4] == ["rule_fired", "reveal_hand", "play", "draw"]
+    reveal, draw = first(events, "reveal_hand"), first(events, "draw")
+    for viewer in (None, 0, 1, 2):
+        # revealed, then played in the same move: the reveal shows the rest of the hand, the
+        # play the card played
+        assert G.view_event(reveal, viewer)["cards"] == ["5C"]
+        assert G.view_event(first(events, "play"), viewer)["cards"] == ["9C"]
+        # the state shows the open hand after the move, the drawn 2H included ...
+        assert G.view(st, viewer)["seats"][0]["revealed_hand"] == ["2H", "5C"]
+        # ... so the log shows the draw to every viewer too (it hid it from all but seat 0)
+        assert G.view_event(draw, viewer)["cards"] == ["2H"], viewer
+    # once the owner's next turn begins the hand is private again, and so are its draws
+    st, _ = play(st, 1, "KD")
+    st, events = take(st, 2)
+    assert {"type": "reveal_end", "seat": 0} in events
+    assert G.view(st, 1)["seats"][0]["revealed_hand"] is None
+    st, events = play(st, 0, "5C")
+    draw = first(events, "draw")
+    assert _shown_cards(draw, 1) == set() and _shown_cards(draw, None) == set()
+    assert G.view_event(draw, 0)["cards"] == ["6D"]
+
+
+def test_L_11_7_a_card_given_from_an_open_hand_is_shown_to_all():
+    """A card leaving an open hand (give_card) was on show: everyone sees where it went. A card
+    given to a hand that is not open, from one that is not, stays between the two players."""
+    st = table(players=3, turn=0, hands={0: ["9C", "5C", "6C"], 1: ["4D", "KD"], 2: ["3H", "QH"]})
+    st = with_rules(
+        st,
+        rule("play", eff("reveal_hand", "previous_player"), eff("give_card", "previous_player", which="highest")),
+    )
+    st, events = play(st, 0, "9C")
+    reveal, gift = first(events, "reveal_hand"), first(events, "give_card")
+    assert reveal["cards"] == ["3H", "QH"] and (gift["seat"], gift["to"]) == (2, 0)
+    for viewer in (None, 0, 1, 2):
+        assert G.view(st, viewer)["seats"][2]["revealed_hand"] == ["3H"]  # QH is seen leaving
+        assert G.view_event(gift, viewer)["card"] == "QH", viewer
+    st = table(players=3, turn=0, hands={0: ["9C", "5C", "6C"], 1: ["4D", "KD"], 2: ["3H", "QH"]})
+    st = with_rules(st, rule("play", eff("give_card", "previous_player", which="highest")))
+    st, events = play(st, 0, "9C")
+    gift = first(events, "give_card")
+    assert "card" not in G.view_event(gift, 1) and "card" not in G.view_event(gift, None)
+    assert G.view_event(gift, 0)["card"] == G.view_event(gift, 2)["card"] == "QH"
 
 
 def test_L_11_7_effect_announce_and_moderation():

@@ -4,7 +4,8 @@ with random votes, deletes, moderation and new sessions. At every step: card con
 state, bounded work per call and per turn (L-11.3: nothing loops), every listed move applies,
 the timeout move is legal, no rule stops a win, a 10's clear or the clearer's extra play
 (L-11.2, L-11.3, L-7.4), and no view, viewed event or viewed move shows a hidden card (L-14)
-other than a hand that a rule made public (reveal_hand)."""
+other than a hand that a rule made public (reveal_hand), and a card moving into or out of such
+an open hand is shown to all exactly while it is open (18.11)."""
 
 from __future__ import annotations
 
@@ -112,6 +113,32 @@ def choose(rng: random.Random, st: dict, seat: int, moves: list[dict]) -> dict:
     return rng.choice(moves)
 
 
+def cards_moved_in_the_open(before: dict, events: list[dict]) -> set[str]:
+    """18.11 ruling (L-11.7 reveal_hand): a draw or a given card is public exactly when a hand
+    it moves into or out of is open at that moment. Follows the open hands through the events
+    (reveal_hand opens, reveal_end / a stopped rule / a new round closes) and checks each such
+    event against that; returns the cards they showed to everyone."""
+    open_by = {r["seat"]: r["rule_id"] for r in before["revealed"]}
+    public = set()
+    for e in events:
+        kind = e["type"]
+        if kind == "reveal_hand":
+            open_by[e["seat"]] = e["rule_id"]
+        elif kind == "reveal_end":
+            open_by.pop(e["seat"], None)
+        elif kind == "rule_actions_stopped":
+            open_by = {s: r for s, r in open_by.items() if r != e["rule_id"]}
+        elif kind in ("round_end", "deal", "session_new"):
+            open_by = {}
+        elif kind in ("draw", "give_card"):
+            seats = {e["seat"], e.get("to", e["seat"])}
+            in_the_open = bool(seats & set(open_by))
+            assert ("secret" not in e) == in_the_open, (e, open_by)
+            if in_the_open:
+                public |= set(e["cards"]) if kind == "draw" else {e["card"]}
+    return public
+
+
 def check_hidden(before: dict, after: dict, mover, mv: dict, events: list[dict]) -> None:
     n = after["players"]
     shown = set()  # hands a rule made public, at any point of the call
@@ -121,6 +148,7 @@ def check_hidden(before: dict, after: dict, mover, mv: dict, events: list[dict])
     for e in events:
         if e["type"] == "reveal_hand":
             shown |= set(e["cards"])
+    shown |= cards_moved_in_the_open(before, events)
     revealed = {e["card"] for e in events if e["type"] == "face_down_reveal"}
     for e in events:  # face-up cards are public (L-14), also on their way to a hand
         if e["type"] == "deal":
@@ -138,9 +166,9 @@ def check_hidden(before: dict, after: dict, mover, mv: dict, events: list[dict])
         if seat is not None:  # the seat's hand before and after, and what passed through it
             own = set(before["hands"][seat]) | set(after["hands"][seat])
             for e in events:
-                if e["type"] == "draw" and e["seat"] == seat:
+                if e["type"] == "draw" and e["seat"] == seat and "secret" in e:
                     own |= set(e["secret"]["cards"])
-                if e["type"] == "give_card" and seat in (e["seat"], e["to"]):
+                if e["type"] == "give_card" and seat in (e["seat"], e["to"]) and "secret" in e:
                     own.add(e["secret"]["card"])
         seen = strings([G.view_event(e, seat) for e in events]) | strings(
             G.view_move(mv, mover, events, seat)

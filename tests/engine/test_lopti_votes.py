@@ -104,8 +104,9 @@ def test_L_12_2_a_failed_vote_uses_the_rounds_vote():
     st, events = vote(st, {0: False, 2: False})
     assert first(events, "vote_closed")["status"] == "failed"
     assert st["vote_used"] is True and G.view(st, 0)["public"]["vote_used"] is True
-    with pytest.raises(GameConflict):
+    with pytest.raises(GameConflict) as exc:
         G.apply(st, 2, {"type": "propose_vote", **base_vote("two_resets")})
+    assert exc.value.rule == "L-12.2" and "L-12.2" in exc.value.message
     st2 = with_rules(window(winner=1), rule("play"))
     st2["vote_used"] = True
     st2, _ = decline(st2)
@@ -133,9 +134,10 @@ def test_L_12_2_tie_with_an_even_table_goes_to_a_duel():
 
 def test_L_12_2_no_vote_in_the_winners_window_but_in_the_swap_phase():
     st = window(winner=1)
-    with pytest.raises(IllegalMove) as exc:
-        G.apply(st, 0, {"type": "propose_vote", **base_vote()})
-    assert exc.value.rule == "L-12.2"
+    for seat in (0, 1):  # api.md: a vote at a time L-12.2 forbids is a conflict (409)
+        with pytest.raises(GameConflict) as exc:
+            G.apply(st, seat, {"type": "propose_vote", **base_vote()})
+        assert exc.value.rule == "L-12.2" and exc.value.message.startswith("L-12.2")
     st = new(players=3)
     assert st["phase"] == "swap"
     st, _ = propose(st, 2, **base_vote())

@@ -291,7 +291,9 @@ def test_P_3_1_scum_gives_highest_president_gives_one_back():
         assert card_strings(G.view_event(auto[0], seat)) == set()
     assert G.view_event(auto[0], 0)["cards"] == top
     assert top[0] in state["hands"][1] and top[0] not in state["hands"][0]
-    assert (state["phase"], G.to_act(state), G.view(state, 1)["turn"]) == ("exchange", [1], None)
+    # api.md: with one giver, `turn` is that giver's seat (null only when several may act).
+    for seat in (0, 1, 2, 3, None):
+        assert (state["phase"], G.to_act(state), G.view(state, seat)["turn"]) == ("exchange", [1], 1)
     assert G.view(state, 1)["you"]["received"] == top and G.view(state, 1)["you"]["must_give"] == 1
     assert G.view(state, 0)["you"]["gave"] == top
 
@@ -357,6 +359,8 @@ def test_P_3_2_exchange_two_is_simultaneous():
 
     state, _ = G.apply(state, 2, {"type": "give", "cards": state["hands"][2][-1:]})
     assert G.to_act(state) == [1] and state["phase"] == "exchange"
+    # Ruling: `two` is a simultaneous phase, so `turn` stays null until play begins.
+    assert G.view(state, 1)["turn"] is None and G.view(state, None)["turn"] is None
     with pytest.raises(NotYourTurn):
         G.apply(state, 2, {"type": "give", "cards": state["hands"][2][:1]})
     state, events = G.apply(state, 1, {"type": "give", "cards": state["hands"][1][:2]})

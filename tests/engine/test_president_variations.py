@@ -7,7 +7,7 @@ import pytest
 from games.engine import cards
 from games.engine.base import InvalidMove
 
-from .test_president_rules import G, illegal, pass_, play, run_timeouts, start, types, with_hands
+from .test_president_rules import G, dealt_hand, illegal, pass_, play, run_timeouts, start, types, with_hands
 
 
 def legal_cards(state, seat):
@@ -325,3 +325,113 @@ def test_P_9_three_on_a_two_then_anything_beats_it():
     state, events = play(state, 2, "3C")
     assert events[0]["rank"] == "2"
     play(state, 3, "4C")
+
+
+# --- P-9 interplay ruling (settled): jokers, larger sets, clear threes, revolutions ----------------
+# One test per point of the ruling under P-9 "Rule interplay" in president.md.
+@pytest.mark.parametrize("rule", ["larger_sets_beat_lower", "larger_sets_beat_any"])
+def test_P_9_5_ruling_a_single_joker_is_beaten_only_by_jokers_under_larger_sets_beat(rule):
+    """Only jokers beat jokers. With the two jokers of P-9.5 a standing single joker leaves one
+    joker, so "more jokers" can never be played on it: under P-9.1/P-9.2 nothing beats it, and
+    the other joker alone needs P-9.3 (equal rank)."""
+    deal = {1: ["RJ"], 2: ["BJ", "2C", "2D", "2H", "3C", "3D"]}
+    state, _ = play(start(jokers=True, deal=deal, **{rule: True}), 1, "RJ")
+    assert legal_cards(state, 2) == []
+    for played in (["2C", "2D"], ["2C", "2D", "2H"], ["3C", "3D"], ["BJ"]):
+        illegal(state, 2, {"type": "play", "cards": played}, "P-9.5")
+    state, _ = play(start(jokers=True, deal=deal, equal_rank_beats=True, **{rule: True}), 1, "RJ")
+    assert legal_cards(state, 2) == [["BJ"]]
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {"twos_high_and_low": True},
+        {"clear_threes": True},
+        {"larger_sets_beat_any": True},
+        {"larger_sets_beat_lower": True},
+        {"equal_rank_beats": True},
+        {"revolution": True},
+        {v: True for v in ("twos_high_and_low", "clear_threes", "larger_sets_beat_any",
+                           "larger_sets_beat_lower", "equal_rank_beats", "revolution")},
+    ],
+)
+def test_P_9_5_ruling_a_standing_pair_of_jokers_is_beaten_by_nothing(opts):
+    deal = {1: ["RJ", "BJ"], 2: ["2C", "2D", "2H", "3C", "3D", "3H", "3S", "AC", "AD"]}
+    state, _ = play(start(jokers=True, deal=deal, **opts), 1, "RJ", "BJ")
+    assert legal_cards(state, 2) == []
+    for played in (["2C", "2D"], ["3C", "3D"], ["2C", "2D", "2H"], ["3C", "3D", "3H", "3S"], ["AC", "AD"]):
+        exc = illegal(state, 2, {"type": "play", "cards": played}, "P-9.5")
+        assert "RJ" not in exc.message and "BJ" not in exc.message
+
+
+def test_P_9_7_ruling_a_larger_set_of_threes_keeps_rank_three_under_larger_sets_beat_any():
+    deal = {1: ["KC"], 2: ["3C", "3D"], 3: ["4C", "4D", "AC"]}
+    state, _ = play(start(deal=deal, clear_threes=True, larger_sets_beat_any=True), 1, "KC")
+    state, events = play(state, 2, "3C", "3D")  # P-9.2 makes it legal; P-9.7 is for same size
+    assert events[0]["rank"] == "3" and state["trick"]["standing"]["rank"] == "3"
+    assert G.view(state, 3)["public"]["trick"]["rank"] == "3"
+    after, events = play(state, 3, "4C", "4D")  # a pair of 4s beats a pair of rank 3
+    assert events[0]["rank"] == "4"
+    # a same-size play of 3s still takes the rank (P-9.7)
+    deal = {1: ["KC"], 2: ["3C"], 3: ["AC"]}
+    state, _ = play(start(deal=deal, clear_threes=True, larger_sets_beat_any=True), 1, "KC")
+    state, events = play(state, 2, "3C")
+    assert events[0]["rank"] == "K"
+
+
+def test_P_9_7_ruling_threes_take_the_rank_under_a_revolution_with_sets():
+    state = start(deal={1: QUAD_8 + ["KC", "KD"], 0: ["3C", "3D"], 3: ["QC", "QD", "AC", "AD"]},
+                  revolution=True, clear_threes=True)
+    state, _ = play(state, 1, *QUAD_8)
+    for seat in (0, 3, 2):
+        state, _ = pass_(state, seat)
+    state, _ = play(state, 1, "KC", "KD")
+    state, events = play(state, 0, "3C", "3D")
+    assert state["revolution"] is True and events[0]["rank"] == "K"
+    illegal(state, 3, {"type": "play", "cards": ["AC", "AD"]}, "P-4.3")  # reversed: A is below K
+    play(state, 3, "QC", "QD")
+
+
+def test_P_9_4_ruling_a_revolution_ends_with_the_hand():
+    state = start(deal={1: QUAD_8}, revolution=True, exchange="none")
+    state, events = play(state, 1, *QUAD_8)
+    assert {"type": "revolution", "active": True} in events
+    state, events = run_timeouts(state, lambda s: s["hand_no"] == 2)
+    view = G.view(state, 0)["public"]
+    assert state["revolution"] is False and view["revolution"] is False and view["direction"] == "clockwise"
+    assert {"type": "revolution", "active": False} not in events  # it ends with the deal, not by a play
+    # normal order and direction in the new hand: the lowest card is the lowest in natural
+    # order (hands are sorted 3 first), and the play goes on to seat + 1
+    leader = state["turn"]
+    assert leader == (state["dealer"] + 1) % 4
+    lead = G.timeout_move(state, leader)["cards"]
+    assert lead == [state["hands"][leader][0]]
+    state, _ = play(state, leader, *lead)
+    assert state["turn"] == (leader + 1) % 4
+
+
+def _scum_with_jokers(count, held):
+    """A seed whose second deal gives the Scum of a timeout-played first hand exactly `held`
+    among the jokers, with `exchange: one` or `two` by `count`."""
+    exchange = "one" if count == 1 else "two"
+    for seed in range(1, 400):
+        state = G.new_game(players=4, options=G.validate_options({"jokers": True, "exchange": exchange}),
+                           seed=seed, first_dealer=0)
+        state, events = run_timeouts(state, lambda s: s["hand_no"] == 2)
+        auto = next(e for e in events if e["type"] == "give" and e["auto"] and e["count"] == count)
+        scum_dealt = dealt_hand(seed, 1, 4, state["dealer"], auto["from"], jokers=True)
+        if sorted(c for c in scum_dealt if c in ("RJ", "BJ")) == sorted(held):
+            return auto
+    raise AssertionError("no such seed")
+
+
+def test_P_3_1_ruling_among_the_two_jokers_the_scums_highest_card_is_either():
+    # both jokers held: the server gives one of them (RJ, its fixed tie-break), never a 2
+    auto = _scum_with_jokers(1, ["RJ", "BJ"])
+    assert auto["secret"]["cards"] in (["RJ"], ["BJ"])
+    # one joker held: that joker is the highest card
+    assert _scum_with_jokers(1, ["BJ"])["secret"]["cards"] == ["BJ"]
+    assert _scum_with_jokers(1, ["RJ"])["secret"]["cards"] == ["RJ"]
+    # exchange two: both jokers are the two highest cards
+    assert sorted(_scum_with_jokers(2, ["RJ", "BJ"])["secret"]["cards"]) == ["BJ", "RJ"]

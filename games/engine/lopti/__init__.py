@@ -49,7 +49,9 @@ House rules (house_rules.py, L-11):
   event runs the matching active rules (trigger, filters, conditions; effects in order). Effects
   never trigger rules, a turn runs at most MAX_RULE_FIRINGS_PER_TURN rules, no rule gives a card
   to a player going out or takes a last card, and a custom clear is a clear of L-7 with its
-  extra play. The server's `moderate_rule` hides a description, not the effect.
+  extra play. The server's `moderate_rule` hides a description, not the effect. `reveal_hand`
+  lays a hand open until its owner's next turn: the log shows it, and every card drawn into it
+  or given to or from it while it is open, to all (18.11 ruling, `_Ctx.log_cards_moved`).
 
 The Rule Vote (votes.py, L-12):
 

@@ -75,9 +75,25 @@ _rank = _RANK.__getitem__
 card_key = _KEY.__getitem__  # hands sort by natural rank order, then suit C D H S
 
 
+DEAL_KEYS = ("hand_size", "face_up_count", "face_down_count")
+
+
 def _deal_fits(rules: dict, players: int) -> bool:
-    dealt = rules["hand_size"] + rules["face_up_count"] + rules["face_down_count"]
+    dealt = sum(rules[key] for key in DEAL_KEYS)
     return dealt * players <= DECK_SIZE
+
+
+def check_deal_fits(rules: dict, players: int) -> None:
+    """L-13: the cards dealt to `players` seats must fit the deck; InvalidMove names the three
+    keys whose sum is too large."""
+    if _deal_fits(rules, players):
+        return
+    each = sum(rules[key] for key in DEAL_KEYS)
+    message = (
+        f"hand_size + face_up_count + face_down_count = {each} cards for each of {players} players: "
+        f"{each * players} cards do not fit the {DECK_SIZE}-card deck (L-13)"
+    )
+    raise InvalidMove(message, fields={key: [message] for key in DEAL_KEYS})
 
 
 def check_base_rule(state: dict, key: str, value, applies: str):
@@ -141,6 +157,23 @@ class _Ctx:
         self.rule_extra = 0  # extra plays that house-rule clears gave during this call (L-7.4)
 
     def log(self, event: dict) -> None:
+        self.events.append(event)
+
+    def log_cards_moved(self, event: dict) -> None:
+        """Log an event whose cards only the seats of `secret_to` see (a draw, a card given),
+        unless one of those seats has an open hand (L-11.7 reveal_hand): then every viewer sees
+        the cards move.
+
+        Ruling (18.11, L-11.7 / L-14): `reveal_hand` makes the target's *hand* public until its
+        next turn, so the hand lies open: the `reveal_hand` event shows the cards it holds at
+        that moment, and every card that enters or leaves it while it is open (a draw, a rule's
+        draw, a card given to or from it) is shown to all as it moves. The move log thus shows
+        each viewer what the state's `revealed_hand` showed at the time, no more (a draw before
+        the reveal, or after its end, stays the drawer's) and no less (the state never shows a
+        card the log hid). Played, taken and returned cards are public anyway."""
+        open_hands = {r["seat"] for r in self.state["revealed"]}
+        if open_hands & set(event.get("secret_to", ())):
+            event = {k: v for k, v in event.items() if k not in ("secret", "secret_to")} | event["secret"]
         self.events.append(event)
 
 
@@ -415,7 +448,7 @@ def _draw(ctx: _Ctx, seat: int) -> None:
     drawn = st["draw_pile"][:want]
     del st["draw_pile"][:want]
     st["hands"][seat] = sorted(st["hands"][seat] + drawn, key=card_key)
-    ctx.log(
+    ctx.log_cards_moved(
         {
             "type": "draw",
             "seat": seat,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..base import Game, GameConflict, IllegalMove, InvalidMove, NotYourTurn, Option
+from ..base import Game, GameConflict, IllegalMove, InvalidMove, NotPermitted, NotYourTurn, Option
 from ..cards import check_fixed_deck, deal_rng, shuffled, standard_deck
 from . import core, house_rules, votes
 from .core import BASE_RULES, MOVE_FIELDS, _Ctx, _rank, card_key
@@ -73,19 +73,22 @@ class Lopti(Game):
     }
 
     def validate_options(self, options: dict | None) -> dict:
+        """The options alone, with no seat count: the deal must fit the deck for the smallest
+        table (L-13). A table checks its own seat count with validate_table_options."""
+        return self.validate_table_options(options, players=self.min_players)
+
+    def validate_table_options(self, options: dict | None, *, players: int) -> dict:
+        """L-13: "the total dealt must fit the deck" for this table's number of seats (5 + 3 + 3
+        cards each fit two seats, not five)."""
         opts = super().validate_options(options)
-        if not core._deal_fits(opts, self.max_players):
-            raise InvalidMove(
-                "hand_size + face_up_count + face_down_count cards for 5 players must fit 52 cards (L-13)",
-                fields={"hand_size": ["the deal does not fit the deck"]},
-            )
+        core.check_deal_fits(opts, players)
         return opts
 
     # --- lifecycle ------------------------------------------------------------------------------
     def new_game(self, *, players, options, seed, deck=None, first_dealer=None) -> dict:
         if not self.min_players <= players <= self.max_players:
             raise InvalidMove("Lopti is for 2 to 5 players (L-1.1)", fields={"seats": ["2 to 5"]})
-        options = self.validate_options(options)
+        options = self.validate_table_options(options, players=players)
         if deck is not None:
             deck = check_fixed_deck(deck, standard_deck())
         else:
@@ -279,9 +282,16 @@ class Lopti(Game):
     def _rule_move(self, state: dict, seat: int, move: dict) -> _Ctx:
         kind = move["type"]
         if kind in ("write_rule", "decline_rule"):
-            if state["phase"] != "house_rule" or state["window"]["winner"] != seat:
-                raise NotYourTurn(
-                    "only the round's winner writes a rule, in the window after the round (L-11.1)"
+            # api.md: anyone but the round's winner -> 403 whenever it comes; the winner outside
+            # the window -> 409. Ruling: "the round's winner" is the winner of the latest
+            # window (the round that ended last in this table), or nobody before the first
+            # round ends.
+            window = state["window"]
+            if window is None or window["winner"] != seat:
+                raise NotPermitted("L-11.1: only the round's winner writes a house rule")
+            if state["phase"] != "house_rule":
+                raise GameConflict(
+                    "L-11.1: the winner writes a rule only in the window after the round", rule="L-11.1"
                 )
             core.parse_fields(move, RULE_MOVE_FIELDS)
             rule = house_rules.validate_rule(move["rule"]) if kind == "write_rule" else None
@@ -316,7 +326,7 @@ class Lopti(Game):
         if record is None:
             raise InvalidMove(f"this session has no rule {rule_id}", fields={"rule_id": ["no such rule"]})
         if record["author"] != seat:
-            raise NotYourTurn("only the rule's author may do this without a vote (L-11.6)")
+            raise NotPermitted("only the rule's author may do this without a vote (L-11.5, L-11.6)")
         if record["status"] == "deleted":
             raise IllegalMove("the rule is deleted", rule="L-11.6")
         if kind == "edit_rule":

@@ -360,7 +360,7 @@ def _effect_draw(ctx: _Ctx, record: dict, effect: dict, actor: int) -> None:
         drawn = st["draw_pile"][: effect["count"]]  # while the draw pile lasts
         del st["draw_pile"][: effect["count"]]
         st["hands"][seat] = sorted(st["hands"][seat] + drawn, key=core.card_key)
-        ctx.log(
+        ctx.log_cards_moved(
             {
                 "type": "draw",
                 "seat": seat,
@@ -410,7 +410,7 @@ def _effect_give(ctx: _Ctx, record: dict, effect: dict, actor: int) -> None:
         card = hand[0] if effect["which"] == "lowest" else hand[-1]
         st["hands"][seat] = hand[1:] if effect["which"] == "lowest" else hand[:-1]
         st["hands"][actor] = sorted(st["hands"][actor] + [card], key=core.card_key)
-        ctx.log(
+        ctx.log_cards_moved(
             {
                 "type": "give_card",
                 "seat": seat,

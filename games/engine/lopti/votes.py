@@ -221,10 +221,12 @@ def check_proposal(st: dict, move: dict) -> dict:
     if st["open_vote"]:
         raise GameConflict("a vote is already open: one vote at a time")
     setup = st["phase"] == "setup"
+    # api.md: a Rule Vote proposed at a time L-12.2 forbids is a state conflict (409), not an
+    # illegal move: the same proposal is fine at another moment.
     if st["phase"] == "house_rule":
-        raise IllegalMove("no Rule Vote in the winner's window between rounds", rule="L-12.2")
+        raise GameConflict("L-12.2: no Rule Vote in the winner's window between rounds", rule="L-12.2")
     if not setup and st["vote_used"]:
-        raise GameConflict("this round's Rule Vote is used up")
+        raise GameConflict("L-12.2: this round's one Rule Vote is used up", rule="L-12.2")
     if setup and kind != "restore":
         raise IllegalMove("during setup only earlier sessions' rules may be voted back", rule="L-12.5")
     if kind == "base_rule":
