@@ -14,5 +14,7 @@ urlpatterns = [
     path("readyz", health.readyz, name="readyz"),
 ]
 
+handler400 = "config.errors.json_400"
+handler403 = "config.errors.json_403"
 handler404 = "config.errors.json_404"
 handler500 = "config.errors.json_500"

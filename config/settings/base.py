@@ -144,6 +144,13 @@ def throttle_rates() -> dict:
 
 THROTTLE_RATES = throttle_rates()
 
+# The largest request body accepted (bytes). Django refuses bigger ones with RequestDataTooBig;
+# the API answers it as 413 in the one error shape (config/errors.py). The largest legitimate
+# body (a Rule Vote carrying a house rule) is under 2 KB.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(256 * 1024)))
+# Django's own error pages under /api/ are JSON too (config/errors.py).
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
@@ -152,6 +159,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.errors.exception_handler",
+    # JSON only (with a nesting limit, config/parsers.py): the API has no form or multipart
+    # operation, and the schema advertises only what the server accepts.
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": (
