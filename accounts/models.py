@@ -1,5 +1,6 @@
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models.functions import Lower
 
 
 class User(AbstractUser):
@@ -16,3 +17,13 @@ class User(AbstractUser):
 
     class Meta:
         ordering = ["id"]
+        constraints = [
+            # Usernames are unique regardless of case, in the database itself: a check before
+            # the insert let 16 concurrent case variants of one name create 2-8 accounts
+            # (issue 18.4). Migration 0002 renamed any duplicates that existed before.
+            models.UniqueConstraint(
+                Lower("username"),
+                name="accounts_user_username_ci_unique",
+                violation_error_message="A user with that username already exists.",
+            ),
+        ]
