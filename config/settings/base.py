@@ -177,6 +177,10 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
+# ReDoc's theme fonts: the system's, since the page may load nothing from another host (10.6).
+_SYSTEM_FONTS = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
+_MONOSPACE_FONTS = 'ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace'
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Card games as a service",
     "DESCRIPTION": (
@@ -189,6 +193,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Offline documentation pages (config/docs.py): system fonts, no validator badge.
+    "REDOC_UI_SETTINGS": {"theme": {"typography": {
+        "fontFamily": _SYSTEM_FONTS, "headings": {"fontFamily": _SYSTEM_FONTS}, "code": {"fontFamily": _MONOSPACE_FONTS}
+    }}},
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "FaceUpSourceEnum": ["hand", "face_down"],
