@@ -7,6 +7,8 @@ import asyncio
 import json
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
 from django.test import AsyncClient, override_settings
 
 from tests.api.helpers import move
@@ -17,6 +19,19 @@ SHAPE = {"code", "message", "detail"}
 def nested(depth: int) -> str:
     """A JSON body nested `depth` arrays deep inside an object: about 2 KB at depth 1,000."""
     return '{"username": ' + "[" * depth + "]" * depth + ', "password": "x"}'
+
+
+def asgi(request):
+    """Run one AsyncClient request, then close the connections its worker thread opened (an
+    open one keeps PostgreSQL from dropping the test database)."""
+
+    async def run():
+        try:
+            return await request
+        finally:
+            await sync_to_async(connections.close_all)()
+
+    return asyncio.run(run())
 
 
 def assert_shape(response, status: int, code: str):
@@ -104,7 +119,7 @@ def test_a_good_etag_among_bad_ones_still_matches(started):
 @pytest.mark.django_db(transaction=True)
 def test_a_long_poll_with_an_oversized_etag_waits_on_the_current_version(started):
     table_id, seats = started
-    response = asyncio.run(
+    response = asgi(
         AsyncClient().get(
             f"/api/v1/tables/{table_id}/state?wait=0.2",
             AUTHORIZATION=f"Token {seats[1].token}",
@@ -130,7 +145,7 @@ def test_a_body_over_the_size_limit_is_413_in_the_error_shape(anon):
 def test_a_body_over_the_size_limit_is_413_under_asgi_too(started):
     table_id, seats = started
     body = json.dumps({"type": "play", "cards": ["3C"] * 400})
-    response = asyncio.run(
+    response = asgi(
         AsyncClient().post(
             f"/api/v1/tables/{table_id}/moves", body, content_type="application/json", AUTHORIZATION=f"Token {seats[0].token}"
         )
