@@ -77,10 +77,20 @@ _LINKED_FROM = {"tables_create": "201", "tables_join": "200", "tables_start": "2
 
 
 def postprocess_links(result, generator, **kwargs):
-    """drf-spectacular has no `links` keyword: add them to the responses that return a table."""
+    """drf-spectacular has no `links` keyword: add them to the responses that return a table.
+    Also, a body that is one of several forms (the house-rule POST) is required: drf-spectacular
+    leaves such a body optional, and an empty POST is a 400."""
     by_id = {
         op["operationId"]: op for methods in result.get("paths", {}).values() for op in methods.values() if isinstance(op, dict)
     }
+    components = result.get("components", {}).get("schemas", {})
+    for op in by_id.values():
+        body = op.get("requestBody")
+        if not body or body.get("required"):
+            continue
+        refs = [media.get("schema", {}).get("$ref", "") for media in body.get("content", {}).values()]
+        if any("oneOf" in components.get(ref.rsplit("/", 1)[-1], {}) for ref in refs if ref):
+            body["required"] = True
     for source, status in _LINKED_FROM.items():
         response = by_id.get(source, {}).get("responses", {}).get(status)
         if response is None:

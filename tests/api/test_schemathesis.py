@@ -186,3 +186,9 @@ def test_every_idempotent_operation_documents_the_400_of_a_bad_key(operation):
     raw = served_schema()
     found = [op for methods in raw["paths"].values() for op in methods.values() if op.get("operationId") == operation]
     assert found and "400" in found[0]["responses"]
+
+
+def test_a_body_the_server_needs_is_required_in_the_schema():
+    # The CLI run found the house-rule POST's oneOf body left optional: an empty POST is 400.
+    raw = served_schema()
+    assert raw["paths"]["/api/v1/tables/{table_id}/house-rules"]["post"]["requestBody"]["required"] is True
