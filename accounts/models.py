@@ -1,6 +1,13 @@
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
+
+
+class CaseInsensitiveUserManager(UserManager):
+    def get_by_natural_key(self, username):
+        """Sign-in (API token, admin) matches the username regardless of case, as
+        registration does; the unique constraint below makes the match unambiguous."""
+        return self.get(username__iexact=username)
 
 
 class User(AbstractUser):
@@ -14,6 +21,8 @@ class User(AbstractUser):
 
     is_bot = models.BooleanField(default=False)
     bot_level = models.CharField(max_length=10, choices=BotLevel.choices, blank=True, default="")
+
+    objects = CaseInsensitiveUserManager()
 
     class Meta:
         ordering = ["id"]

@@ -97,3 +97,10 @@ def test_the_migration_renames_later_case_duplicates_and_keeps_the_first():
     assert names[second.pk] == f"zed-dup{second.pk}" and names[third.pk] == f"ZED-dup{third.pk}"
     assert names[fourth.pk] == f"zeD-dup{fourth.pk}-dup{fourth.pk}"
     assert len({n.lower() for n in names.values()}) == len(names)
+
+
+@pytest.mark.django_db
+def test_a_token_is_issued_for_the_username_in_any_case():
+    registered = register("Quinn").json()
+    response = APIClient().post("/api/v1/auth/token", {"username": "qUINN", "password": PASSWORD}, format="json")
+    assert response.status_code == 200 and response.json()["token"] == registered["token"]
