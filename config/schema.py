@@ -33,7 +33,6 @@ _STATUS_OF = {
 }
 
 
-
 def errors(*codes: str) -> dict:
     """Error responses for an operation, grouped by status, naming the codes it can return."""
     by_status: dict[int, list[str]] = {}
