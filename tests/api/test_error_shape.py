@@ -177,6 +177,13 @@ def test_post_to_state_with_a_session_and_no_csrf_token_is_still_a_json_405(star
 
 
 @pytest.mark.django_db
+def test_a_method_an_api_view_lacks_is_a_json_405_with_allow(make_user):
+    response = make_user().api.delete("/api/v1/games")
+    assert_shape(response, 405, "method_not_allowed")
+    assert "GET" in response["Allow"]
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("path", ["/api/v1/nowhere", "/api/v1/tables/not-a-uuid", "/api/v1/tables/", "/api/nothing"])
 def test_unknown_paths_under_api_are_json_404(anon, path):
     assert_shape(anon.get(path), 404, "not_found")

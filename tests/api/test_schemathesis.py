@@ -47,6 +47,7 @@ CONFIG = SchemathesisConfig.from_str(
         f'checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429"]\n'
         for op in ACCEPTS_400
     )
+    + "[checks]\nenabled = true\n"  # every check schemathesis has, built-in and stateful
     + f"[checks.positive_data_acceptance]\nexpected-statuses = {POSITIVE_STATUSES}\n"
 )
 
