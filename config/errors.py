@@ -4,8 +4,11 @@ mapped here too, so clients only ever parse one shape."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
+from django.views import csrf, defaults
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
@@ -77,6 +80,10 @@ def exception_handler(exc, context):
     headers = {}
     if isinstance(exc, ApiError):
         return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status)
+    if isinstance(exc, RequestDataTooBig):
+        # Raised when DRF reads a body over DATA_UPLOAD_MAX_MEMORY_SIZE; Django alone would
+        # answer its HTML "Bad Request (400)" (issue 18.6).
+        return Response(_too_large_body(), status=413)
     if isinstance(exc, Http404):
         exc = drf.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
@@ -111,9 +118,48 @@ def exception_handler(exc, context):
     return Response(body, status=exc.status_code, headers=headers)
 
 
+def _too_large_body() -> dict:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return error_body("too_large", f"the request body is larger than {limit} bytes", {"max_bytes": limit})
+
+
+# Django's own error views (handler400/403/404/500 and CSRF_FAILURE_VIEW): JSON in the one
+# shape under /api/, Django's usual pages elsewhere (the admin, the docs pages).
+
+
+def _is_api(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def json_400(request, exception=None):
+    if not _is_api(request):
+        return defaults.bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        return JsonResponse(_too_large_body(), status=413)
+    return JsonResponse(error_body("invalid", "bad request", {"fields": {}}), status=400)
+
+
+def json_403(request, exception=None):
+    if not _is_api(request):
+        return defaults.permission_denied(request, exception)
+    return JsonResponse(error_body("forbidden", "you may not do this"), status=403)
+
+
 def json_404(request, exception=None):
+    if not _is_api(request):
+        return defaults.page_not_found(request, exception)
     return JsonResponse(error_body("not_found", "no such path"), status=404)
 
 
 def json_500(request):
+    if not _is_api(request):
+        return defaults.server_error(request)
     return JsonResponse(error_body("server_error", "internal server error"), status=500)
+
+
+def csrf_failure(request, reason=""):
+    """Only reached by views outside DRF (DRF views are CSRF-exempt and check CSRF for
+    session authentication themselves)."""
+    if not _is_api(request):
+        return csrf.csrf_failure(request, reason)
+    return JsonResponse(error_body("forbidden", "CSRF check failed", {"reason": reason}), status=403)

@@ -9,7 +9,9 @@ from rest_framework import serializers
 
 class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="machine code: invalid, illegal_move, not_authenticated, forbidden, "
-                                 "not_found, not_your_turn, stale_version, conflict, idempotency_key_reused, throttled")
+                                 "not_found, not_your_turn, stale_version, conflict, idempotency_key_reused, throttled; "
+                                 "also method_not_allowed (405), too_large (413, a body over the size limit), "
+                                 "server_error (500)")
     message = serializers.CharField(help_text="human-readable text")
     detail = serializers.DictField(help_text="`fields` for invalid bodies, `rule` for illegal moves", required=False)
 
@@ -42,12 +44,59 @@ def errors(*codes: str) -> dict:
     }
 
 
+IDEMPOTENCY_KEY_MAX = 255
+
 IDEMPOTENCY_KEY = OpenApiParameter(
     name="Idempotency-Key",
-    type=str,
+    type={"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX},
     location=OpenApiParameter.HEADER,
     required=False,
     description="Any string up to 255 characters. A repeat by the same user with the same body within 24 h "
     "returns the first response (header `Idempotent-Replayed: true`) and changes nothing; the same key "
     "with another body is 409 `idempotency_key_reused`.",
 )
+
+
+# OpenAPI links from a created table to the operations on it (issue 18.7): a stateful client
+# (and schemathesis's stateful phase) follows them to reach join, start, moves and state.
+TABLE_LINKS = {
+    "join": "tables_join",
+    "start": "tables_start",
+    "state": "tables_state",
+    "moves": "tables_moves_create",
+    "moveLog": "tables_moves_list",
+    "detail": "tables_retrieve",
+    "addBot": "tables_bots_add",
+    "leave": "tables_leave",
+    "back": "tables_back",
+    "houseRules": "lopti_house_rules_list",
+    "newSession": "lopti_sessions_new",
+}
+_LINKED_FROM = {"tables_create": "201", "tables_join": "200", "tables_start": "200", "tables_bots_add": "200"}
+
+
+def postprocess_links(result, generator, **kwargs):
+    """drf-spectacular has no `links` keyword: add them to the responses that return a table.
+    Also, a body that is one of several forms (the house-rule POST) is required: drf-spectacular
+    leaves such a body optional, and an empty POST is a 400."""
+    by_id = {
+        op["operationId"]: op for methods in result.get("paths", {}).values() for op in methods.values() if isinstance(op, dict)
+    }
+    components = result.get("components", {}).get("schemas", {})
+    for op in by_id.values():
+        body = op.get("requestBody")
+        if not body or body.get("required"):
+            continue
+        refs = [media.get("schema", {}).get("$ref", "") for media in body.get("content", {}).values()]
+        if any("oneOf" in components.get(ref.rsplit("/", 1)[-1], {}) for ref in refs if ref):
+            body["required"] = True
+    for source, status in _LINKED_FROM.items():
+        response = by_id.get(source, {}).get("responses", {}).get(status)
+        if response is None:
+            continue
+        response["links"] = {
+            name: {"operationId": target, "parameters": {"table_id": "$response.body#/id"}}
+            for name, target in TABLE_LINKS.items()
+            if target in by_id
+        }
+    return result

@@ -14,7 +14,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from config.errors import Invalid, NotFound
-from config.schema import IDEMPOTENCY_KEY, errors
+from config.schema import IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MAX, errors
 from games import selectors
 from games.engine import registry
 from games.models import Table
@@ -103,8 +103,11 @@ class Idempotent:
             return status, _jsonable(body)
 
         key = request.headers.get("Idempotency-Key")
-        if key is not None and not 0 < len(key) <= 255:
-            raise Invalid("Idempotency-Key must be 1 to 255 characters", {"fields": {"Idempotency-Key": ["1-255 characters"]}})
+        if key is not None and not 0 < len(key) <= IDEMPOTENCY_KEY_MAX:
+            raise Invalid(
+                f"Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} characters",
+                {"fields": {"Idempotency-Key": [f"1-{IDEMPOTENCY_KEY_MAX} characters"]}},
+            )
         digest = idempotency.request_hash(request.method, request.path, request.data)
         code, body, replayed = idempotency.idempotent_call(user=request.user, key=key, digest=digest, run=call)
         response = Response(body, status=code)
@@ -150,10 +153,17 @@ class GamesApi(APIView):
 
 class TablesApi(Idempotent, APIView):
     class InputSerializer(serializers.Serializer):
-        game = serializers.CharField()
-        seats = serializers.IntegerField()
-        options = serializers.DictField(required=False, default=dict)
-        turn_timeout = serializers.IntegerField(required=False, default=60, help_text="seconds per decision, 0 = no limit, at most 7 days")
+        game = serializers.ChoiceField(choices=[g.slug for g in registry.all_games()])
+        seats = serializers.IntegerField(
+            min_value=min(g.min_players for g in registry.all_games()),
+            max_value=max(g.max_players for g in registry.all_games()),
+            help_text="within the game's min_players..max_players (GET /games)",
+        )
+        options = serializers.DictField(required=False, default=dict, help_text="the game's options (GET /games)")
+        turn_timeout = serializers.IntegerField(
+            required=False, default=60, min_value=0, max_value=tables.MAX_TURN_TIMEOUT,
+            help_text="seconds per decision, 0 = no limit, at most 7 days",
+        )
         private = serializers.BooleanField(required=False, default=False)
         deck = serializers.ListField(child=serializers.CharField(), required=False, help_text="staff only: the first deal's cards, card 0 dealt first")
         first_dealer = serializers.IntegerField(required=False, help_text="staff only")
@@ -166,21 +176,43 @@ class TablesApi(Idempotent, APIView):
         default_limit = 50
         max_limit = 200
 
+    class PageSerializer(serializers.Serializer):
+        count = serializers.IntegerField(help_text="public tables matching the filters")
+        next = serializers.URLField(allow_null=True)
+        previous = serializers.URLField(allow_null=True)
+        results = TableOutputSerializer(many=True)
+
+        class Meta:
+            ref_name = "TablePage"
+
     @extend_schema(
         operation_id="tables_list",
+        description="Public tables, newest first, a page at a time (`limit`, `offset`).",
         parameters=[
-            OpenApiParameter("game", str, enum=["president", "pitch", "lopti"]),
+            OpenApiParameter("game", str, enum=[g.slug for g in registry.all_games()]),
             OpenApiParameter("status", str, enum=[s for s, _ in Table.Status.choices]),
+            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": Pagination.max_limit},
+                             description=f"page size (default {Pagination.default_limit})"),
+            OpenApiParameter("offset", {"type": "integer", "minimum": 0, "maximum": 2**31}, description="tables to skip"),
         ],
-        responses={200: TableOutputSerializer(many=True), **errors("invalid")},
+        responses={200: PageSerializer, **errors("invalid")},
     )
     def get(self, request):
+        # An empty `?game=` or `?status=` is not a value of the enum either (schemathesis
+        # found `?game=` accepted as "any game").
         status = request.query_params.get("status")
-        if status and status not in Table.Status.values:
+        if status is not None and status not in Table.Status.values:
             raise Invalid("unknown status", {"fields": {"status": [f"must be one of {Table.Status.values}"]}})
+        game = request.query_params.get("game")
+        if game is not None and game not in {g.slug for g in registry.all_games()}:
+            raise Invalid("unknown game", {"fields": {"game": ["must be a game slug from GET /games"]}})
+        # DRF's paginator silently replaces a bad limit or offset by the default: refuse them
+        # instead, as the schema says (issue 18.7).
+        _int_param(request, "limit", self.Pagination.default_limit, 1, self.Pagination.max_limit)
+        _int_param(request, "offset", 0, 0, 2**31)
         paginator = self.Pagination()
         page = paginator.paginate_queryset(
-            selectors.tables_list(game=request.query_params.get("game"), status=status), request, view=self
+            selectors.tables_list(game=game, status=status), request, view=self
         )
         return paginator.get_paginated_response([selectors.table_summary(t) for t in page])
 
@@ -241,7 +273,7 @@ class TableLeaveApi(Idempotent, APIView):
         responses={
             200: TableOutputSerializer,
             204: OpenApiResponse(description="the table was left empty and deleted"),
-            **errors("not_found", "forbidden", "conflict", "idempotency_key_reused"),
+            **errors("invalid", "not_found", "forbidden", "conflict", "idempotency_key_reused"),
         },
     )
     def post(self, request, table_id):
@@ -262,7 +294,7 @@ class TableStartApi(Idempotent, APIView):
         operation_id="tables_start",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: TableOutputSerializer, **errors("not_found", "forbidden", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "not_found", "forbidden", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():
@@ -301,8 +333,9 @@ class TableMovesApi(Idempotent, APIView):
     @extend_schema(
         operation_id="tables_moves_list",
         parameters=[
-            OpenApiParameter("after", int, description="only entries with a greater seq"),
-            OpenApiParameter("limit", int, description="at most this many entries (default and maximum 500)"),
+            OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": 2**31}, description="only entries with a greater seq"),
+            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500},
+                             description="at most this many entries (default and maximum 500)"),
         ],
         responses={
             200: inline_serializer(
@@ -386,7 +419,8 @@ class TableStateApi(APIView):
     @extend_schema(
         operation_id="tables_state",
         parameters=[
-            OpenApiParameter("wait", int, description="long-poll: hold up to this many seconds (max 30) until the version differs "
+            OpenApiParameter("wait", {"type": "number", "minimum": 0, "maximum": 30},
+                             description="long-poll: hold up to this many seconds (0 to 30) until the version differs "
                              "from the one in If-None-Match (or from the current one)"),
             OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER, description="the ETag of your last state: 304 while unchanged"),
         ],
@@ -430,7 +464,7 @@ class TableBackApi(Idempotent, APIView):
         description="An `away` player takes the seat back from the bot (polling does not bring a player back).",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: TableOutputSerializer, **errors("forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():

@@ -9,11 +9,13 @@ other processes, so a thousand waiting clients cost a thousand small coroutines,
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -44,13 +46,20 @@ def _etag(version: int) -> str:
     return f'"v{version}"'
 
 
+# Our ETags are "v<version>" with version a 63-bit counter: at most 19 digits. Anything longer,
+# and anything not in that form, is simply not a match (issue 18.3: `int()` of 4,301+ digits
+# raised ValueError, a 500). The header itself is capped so a huge one costs no parsing work.
+_ETAG = re.compile(r'(?:W/)?"?v([0-9]{1,19})"?')
+_MAX_IF_NONE_MATCH = 1024
+
+
 def _parse_etag(header: str | None) -> int | None:
-    if not header:
+    if not header or len(header) > _MAX_IF_NONE_MATCH:
         return None
     for tag in header.split(","):
-        tag = tag.strip().removeprefix("W/").strip('"')
-        if tag.startswith("v") and tag[1:].isdigit():
-            return int(tag[1:])
+        match = _ETAG.fullmatch(tag.strip())
+        if match:
+            return int(match.group(1))
     return None
 
 
@@ -69,9 +78,14 @@ def _full_state(table_id, user) -> dict | None:
     return selectors.state_view(table, user)
 
 
+# Exempt from CSRF: the view only reads (any other method is a 405), and without the
+# exemption a POST got Django's HTML CSRF 403 before reaching the method check (issue 18.6).
+@csrf_exempt
 async def table_state(request, table_id):
     if request.method != "GET":
-        return _error(405, "method_not_allowed", f'Method "{request.method}" not allowed.')
+        response = _error(405, "method_not_allowed", f'Method "{request.method}" not allowed.')
+        response["Allow"] = "GET"
+        return response
     user, problem = await sync_to_async(_authenticate)(request)
     if user is None:
         return _error(401, "not_authenticated", problem)

@@ -3,7 +3,12 @@ Thin views over games.services.lopti; the engine validates rules and proposals."
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -78,12 +83,32 @@ class HouseRuleSerializer(serializers.Serializer):
         return fields
 
 
-class HouseRuleSubmitSerializer(serializers.Serializer):
-    rule = HouseRuleSerializer(required=False)
-    decline = serializers.BooleanField(required=False, help_text="true: the winner writes no rule")
+class HouseRuleWriteSerializer(serializers.Serializer):
+    rule = HouseRuleSerializer()
 
     class Meta:
-        ref_name = "HouseRuleSubmit"
+        ref_name = "HouseRuleWrite"
+
+
+@extend_schema_field({"type": "boolean", "enum": [True]})
+class _TrueField(serializers.BooleanField):
+    """Documented as the constant `true`: `{"decline": false}` declines nothing (400)."""
+
+
+class HouseRuleDeclineSerializer(serializers.Serializer):
+    decline = _TrueField(help_text="the winner writes no rule")
+
+    class Meta:
+        ref_name = "HouseRuleDecline"
+
+
+# POST takes `{rule}` or `{"decline": true}`: one of two bodies, not one body with two
+# optional fields (issue 18.7: the schema says what the server accepts).
+HOUSE_RULE_SUBMIT = PolymorphicProxySerializer(
+    component_name="HouseRuleSubmit",
+    serializers=[HouseRuleWriteSerializer, HouseRuleDeclineSerializer],
+    resource_type_field_name=None,
+)
 
 
 class RuleViewSerializer(serializers.Serializer):
@@ -157,6 +182,16 @@ VOTE_DOC = VoteSerializer
 DUEL_DOC = DuelSerializer
 
 
+def _require(table_id, *, vote_id: int | None = None, duel_id: int | None = None) -> None:
+    """404 `not_found` for a vote or duel the table does not have (issue 18.6: a ballot on a
+    missing vote was the engine's 400 `invalid`). Read through the services' own lookups."""
+    table = lopti.lopti_table(table_id)
+    if vote_id is not None:
+        lopti.vote_detail(table, vote_id)
+    if duel_id is not None:
+        lopti.duel_detail(table, duel_id)
+
+
 def _body(request) -> dict:
     if not isinstance(request.data, dict):
         raise Invalid("the body must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
@@ -172,7 +207,7 @@ class HouseRulesApi(Idempotent, APIView):
         operation_id="lopti_house_rules_submit",
         description="The round's winner, in the window between rounds (L-11.1): `{rule}` or `{\"decline\": true}`.",
         parameters=[IDEMPOTENCY_KEY],
-        request=HouseRuleSubmitSerializer,
+        request=HOUSE_RULE_SUBMIT,
         responses={
             201: RuleViewSerializer(many=True),
             200: OpenApiResponse(description="declined: `{\"declined\": true, \"version\"}`"),
@@ -181,7 +216,9 @@ class HouseRulesApi(Idempotent, APIView):
     )
     def post(self, request, table_id):
         body = _body(request)
-        if body.get("decline") is True and "rule" not in body:
+        # Exactly the two bodies of the schema's oneOf: an object `rule` writes it; otherwise
+        # `"decline": true` declines (whatever else the body holds).
+        if not isinstance(body.get("rule"), dict) and body.get("decline") is True:
             def run():
                 table = lopti.house_rule_decline(table_id=table_id, user=request.user)
                 return {"declined": True, "version": table.version}
@@ -201,7 +238,7 @@ class HouseRuleDetailApi(APIView):
     @extend_schema(
         operation_id="lopti_house_rules_edit",
         description="The author, before the next round begins (L-11.5).",
-        request=HouseRuleSubmitSerializer,
+        request=HouseRuleWriteSerializer,
         responses={200: RuleViewSerializer(many=True), **errors("invalid", "illegal_move", "forbidden", "not_found", "conflict")},
     )
     def patch(self, request, table_id, rule_id):
@@ -264,6 +301,7 @@ class BallotsApi(Idempotent, APIView):
         def run():
             serializer = self.InputSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
+            _require(table_id, vote_id=vote_id)
             table = lopti.vote_ballot(table_id=table_id, user=request.user, vote_id=vote_id, yes=serializer.validated_data["yes"])
             return lopti.vote_detail(table, vote_id)
 
@@ -276,10 +314,11 @@ class ChampionsApi(Idempotent, APIView):
         description="Come forward as your side's representative (L-12.3).",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: VOTE_DOC, **errors("forbidden", "not_found", "not_your_turn", "conflict", "idempotency_key_reused")},
+        responses={200: VOTE_DOC, **errors("invalid", "forbidden", "not_found", "not_your_turn", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id, vote_id):
         def run():
+            _require(table_id, vote_id=vote_id)
             table = lopti.vote_champion(table_id=table_id, user=request.user, vote_id=vote_id)
             return lopti.vote_detail(table, vote_id)
 
@@ -310,6 +349,7 @@ class ThrowsApi(Idempotent, APIView):
         def run():
             serializer = self.InputSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
+            _require(table_id, duel_id=duel_id)
             table = lopti.duel_throw(table_id=table_id, user=request.user, duel_id=duel_id, throw=serializer.validated_data["throw"])
             return lopti.duel_detail(table, duel_id)
 
@@ -323,7 +363,7 @@ class SessionsApi(Idempotent, APIView):
         "phase `setup` (restore votes for earlier rules, L-12.5) until the host calls `start` again.",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: TableOutputSerializer, **errors("forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():

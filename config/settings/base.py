@@ -144,6 +144,13 @@ def throttle_rates() -> dict:
 
 THROTTLE_RATES = throttle_rates()
 
+# The largest request body accepted (bytes). Django refuses bigger ones with RequestDataTooBig;
+# the API answers it as 413 in the one error shape (config/errors.py). The largest legitimate
+# body (a Rule Vote carrying a house rule) is under 2 KB.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(256 * 1024)))
+# Django's own error pages under /api/ are JSON too (config/errors.py).
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
@@ -152,6 +159,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.errors.exception_handler",
+    # JSON only (with a nesting limit, config/parsers.py): the API has no form or multipart
+    # operation, and the schema advertises only what the server accepts.
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": (
@@ -167,6 +177,10 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
+# ReDoc's theme fonts: the system's, since the page may load nothing from another host (10.6).
+_SYSTEM_FONTS = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
+_MONOSPACE_FONTS = 'ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace'
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Card games as a service",
     "DESCRIPTION": (
@@ -179,7 +193,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Offline documentation pages (config/docs.py): system fonts, no validator badge.
+    "REDOC_UI_SETTINGS": {"theme": {"typography": {
+        "fontFamily": _SYSTEM_FONTS, "headings": {"fontFamily": _SYSTEM_FONTS}, "code": {"fontFamily": _MONOSPACE_FONTS}
+    }}},
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "COMPONENT_SPLIT_REQUEST": True,
+    # PATCH bodies are not partial here: the one PATCH (a house-rule edit) needs its `rule`.
+    "COMPONENT_SPLIT_PATCH": False,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.postprocess_links"],
     "ENUM_NAME_OVERRIDES": {
         "FaceUpSourceEnum": ["hand", "face_down"],
         "TableStatusEnum": "games.models.Table.Status",

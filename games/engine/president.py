@@ -144,8 +144,11 @@ class President(Game):
     min_players = 4
     max_players = 7
     options = {
+        # P-7.1/P-7.2 name no upper bound; 100 (as Pitch's target_score, issue 10.4) is far beyond
+        # any real game and keeps a table from being created that could never end (issue 18.6).
         "target_score": Option(
-            "int", 11, "P-7.1: the game ends after the hand in which a player reaches this total.", minimum=1
+            "int", 11, "P-7.1: the game ends after the hand in which a player reaches this total.",
+            minimum=1, maximum=100,
         ),
         "hands": Option(
             "int",
@@ -153,6 +156,7 @@ class President(Game):
             "P-7.2: when set, the game ends after this many hands instead of by target_score "
             "(tied leaders play on).",
             minimum=1,
+            maximum=100,
             nullable=True,
         ),
         "seating": Option(

@@ -7,7 +7,7 @@ import pytest
 
 from accounts.models import User
 from games.models import Table
-from tests.api.helpers import president_hands_deck
+from tests.api.helpers import president_hands_deck, seat_users
 from tests.api.test_lopti_sessions import QUICK, RULE, play_until, state
 
 
@@ -55,6 +55,68 @@ def test_operators_moderate_a_lopti_rule_from_the_admin(operator, table_of):
     rule_id = winner.api.post(f"/api/v1/tables/{table_id}/house-rules", {"rule": RULE}, format="json").json()[0]["id"]
     page = operator.get(f"/admin/games/table/{table_id}/change/").content.decode()
     assert RULE["description"] in page and "Hide description" in page
-    operator.get(f"/admin/games/table/{table_id}/moderate/{rule_id}/1/")
+    url = f"/admin/games/table/{table_id}/moderate/{rule_id}/1/"
+    assert f'formmethod="post" formaction="{url}"' in page
+    # A GET link would let a prefetch or a forged link moderate: it changes nothing now.
+    assert operator.get(url).status_code == 405
+    assert users[1].api.get(f"/api/v1/tables/{table_id}/house-rules").json()[0]["rule"]["description"] == RULE["description"]
+    operator.post(url)
     rules = users[1].api.get(f"/api/v1/tables/{table_id}/house-rules").json()
     assert rules[0]["rule"]["description"] != RULE["description"] and rules[0]["status"] == "active"
+
+
+@pytest.mark.django_db
+def test_moderation_needs_the_csrf_token(table_of):
+    from django.test import Client
+
+    table_id, users = table_of("lopti", 3, options=QUICK, seed=11)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    current = play_until(table_id, users, lambda s: s["phase"] == "house_rule", random.Random(1))
+    winner = next(u for u in users if state(u, table_id)["you"]["seat"] == current["public"]["window"]["winner"])
+    rule_id = winner.api.post(f"/api/v1/tables/{table_id}/house-rules", {"rule": RULE}, format="json").json()[0]["id"]
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(User.objects.create_superuser("strict", "s@example.com", "operator password"))
+    url = f"/admin/games/table/{table_id}/moderate/{rule_id}/1/"
+    assert strict.post(url).status_code == 403
+    page = strict.get(f"/admin/games/table/{table_id}/change/")
+    token = page.cookies["csrftoken"].value
+    assert strict.post(url, {"csrfmiddlewaretoken": token}).status_code == 302
+    assert users[1].api.get(f"/api/v1/tables/{table_id}/house-rules").json()[0]["rule"]["description"] != RULE["description"]
+
+
+def _change_page_queries(operator, table_id) -> tuple[int, str]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        page = operator.get(f"/admin/games/table/{table_id}/change/")
+    assert page.status_code == 200
+    return len(queries), page.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_table_page_costs_the_same_queries_at_five_moves_and_at_three_hundred(operator, table_of):
+    from games.models import Move
+
+    hands, deck = president_hands_deck()
+    table_id, users = table_of("president", 4, deck=deck, first_dealer=3)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    seat0 = seat_users(users[0].api, table_id, users)[0]
+    assert seat0.api.post(f"/api/v1/tables/{table_id}/moves", {"type": "play", "cards": ["3C"]}, format="json").status_code == 200
+    first = Move.objects.get(table_id=table_id)
+
+    def grow_to(n):
+        last = Move.objects.filter(table_id=table_id).count()
+        Move.objects.bulk_create(
+            Move(table_id=table_id, seq=seq, seat=seq % 4, user=users[seq % 4], by=first.by, move=first.move,
+                 events=first.events, seat_players=first.seat_players, version=first.version)
+            for seq in range(last + 1, n + 1)
+        )
+
+    grow_to(5)
+    small, small_page = _change_page_queries(operator, table_id)
+    grow_to(300)
+    large, large_page = _change_page_queries(operator, table_id)
+    assert small == large
+    assert "5 of 5 moves shown" in small_page and "50 of 300 moves shown" in large_page
+    assert "<td>300</td>" in large_page and "<td>250</td>" not in large_page

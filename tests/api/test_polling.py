@@ -10,15 +10,7 @@ from django.test import AsyncClient
 
 from games import notify
 from games.models import Table
-from tests.api.helpers import move, president_hands_deck, seat_users
-
-
-@pytest.fixture
-def started(table_of):
-    hands, deck = president_hands_deck()
-    table_id, users = table_of("president", 4, deck=deck, first_dealer=3)
-    users[0].api.post(f"/api/v1/tables/{table_id}/start")
-    return table_id, seat_users(users[0].api, table_id, users)
+from tests.api.helpers import move
 
 
 def state_url(table_id, query=""):

@@ -68,7 +68,10 @@ class Lopti(Game):
             0,
             "Rounds in the session; 0 plays round after round with no limit. The seats with most "
             "round wins win the table.",
+            # No spec bound; 100 rounds is more than any session plays (0 already means no limit),
+            # and an unbounded integer was accepted up to 10^12 (issue 18.6).
             minimum=0,
+            maximum=100,
         ),
     }
 

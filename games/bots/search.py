@@ -1,0 +1,78 @@
+"""The hard bots' search, shared by every game: determinized Monte Carlo.
+
+A seat sees only its view. The search samples full states consistent with that view (the
+engine's `determinize`), plays each candidate move in each sample with the engine's unchecked
+`step`, finishes the sample with a fast playout policy for every seat, and scores the end for
+the searching seat. The candidate with the best total wins; ties go to the earlier candidate
+(callers put their default first), so the search never does worse than its own ordering when
+it learns nothing.
+
+Everything here goes through the engine's public interface (`determinize`, `step`, `to_act`,
+`is_over`); the games supply only what differs: which candidates to try, the playout policy,
+the score, and how many samples a decision deserves."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from games.engine.base import Game
+
+# policy(state, seat, rng) -> a legal move for `seat` in the full state (fast, may use the
+# state's hidden cards: inside a sample everything is "known")
+Policy = Callable[[dict, int, random.Random], dict]
+# score(state, me) -> how good the sample's end (or cut-off) is for `me`, higher is better
+Score = Callable[[dict, int], float]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much searching one decision gets: `samples` determinizations, each candidate played
+    in each; a playout stops after `max_steps` steps (then the score judges the cut-off state)."""
+
+    samples: int
+    max_steps: int = 10_000
+
+
+def playout(engine: Game, state: dict, policy: Policy, rng: random.Random, max_steps: int) -> dict:
+    """Play `state` on with `policy` for every seat until the game is over or the step budget
+    runs out; returns the final state."""
+    steps = 0
+    while not engine.is_over(state) and steps < max_steps:
+        seats = engine.to_act(state)
+        if not seats:
+            break
+        seat = seats[0]
+        state, _ = engine.step(state, seat, policy(state, seat, rng))
+        steps += 1
+    return state
+
+
+def best_move(
+    engine: Game,
+    view: dict,
+    candidates: list[dict],
+    *,
+    policy: Policy,
+    score: Score,
+    budget: Budget,
+    rng: random.Random,
+    prior=None,
+) -> dict:
+    """The candidate with the best total score over `budget.samples` determinizations of
+    `view` (the searching seat is `view["you"]["seat"]`). Each sample plays every candidate
+    with the same playout randomness, so candidates are compared on equal terms."""
+    if len(candidates) == 1:
+        return candidates[0]
+    me = view["you"]["seat"]
+    totals = [0.0] * len(candidates)
+    for _ in range(budget.samples):
+        sample = engine.determinize(view, rng, prior)
+        seed = rng.randrange(1 << 30)
+        for i, move in enumerate(candidates):
+            after, _ = engine.step(sample, me, move)
+            end = playout(engine, after, policy, random.Random(seed), budget.max_steps)
+            totals[i] += score(end, me)
+    best = max(range(len(candidates)), key=lambda i: (round(totals[i], 9), -i))
+    return candidates[best]
