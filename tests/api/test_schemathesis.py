@@ -33,6 +33,8 @@ ACCEPTS_400 = {
     "lopti_house_rules_submit": "a house rule's meaning is checked by the engine (L-11.7)",
     "lopti_house_rules_edit": "a house rule's meaning is checked by the engine (L-11.7)",
     "lopti_votes_propose": "a proposal's meaning is checked by the engine (L-12)",
+    "me_webhooks_create": "the URL's host must resolve to a public address",
+    "me_webhooks_update": "the URL's host must resolve to a public address",
 }
 POSITIVE_STATUSES = '["2xx", "3xx", "401", "403", "404", "409", "429"]'
 

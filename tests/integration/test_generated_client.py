@@ -54,6 +54,7 @@ def test_a_generated_client_plays_a_president_hand(generated, live_server):
     )
     from cardgames_client.models import (
         Error,
+        GameEnum,
         MoveInputRequest,
         MoveResult,
         RegisterRequest,
@@ -72,7 +73,7 @@ def test_a_generated_client_plays_a_president_hand(generated, live_server):
     ann = players["ann"]
     table = tables_create.sync(
         client=ann,
-        body=TableCreateRequest(game="president", seats=4, options=TableCreateRequestOptions.from_dict({"hands": 1})),
+        body=TableCreateRequest(game=GameEnum("president"), seats=4, options=TableCreateRequestOptions.from_dict({"hands": 1})),
     )
     assert isinstance(table, Table)
     for name in ("bob", "cat", "dan"):
