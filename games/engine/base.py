@@ -122,16 +122,72 @@ class Option:
         return value
 
 
+@dataclass(frozen=True)
+class Result:
+    """Everything the platform learns from one move, from one engine call (`Game.apply`): the
+    new state and its events, who acts next, the phase, whether the game is over, its winners
+    and finishing order, and which player sits in which seat. Unpacks as `state, events`."""
+
+    state: dict
+    events: list[dict]
+    to_act: tuple[int, ...]
+    phase: str
+    over: bool
+    winners: tuple[int, ...]
+    finishing_order: tuple[tuple[int, ...], ...]
+    seat_players: tuple[int, ...]
+
+    def __iter__(self):
+        return iter((self.state, self.events))
+
+
+# What every game implements; `Game.__init_subclass__` refuses a class that lacks one.
+REQUIRED = (
+    "new_game",
+    "to_act",
+    "phase",
+    "is_over",
+    "winners",
+    "finishing_order",
+    "scores",
+    "legal_moves",
+    "parse_move",
+    "check_move",
+    "step",
+    "timeout_move",
+    "view",
+    "determinize",
+    "cards",
+    "secret_cards",
+)
+# The one door: no game overrides these.
+FINAL = ("apply", "result", "is_finished")
+
+
 class Game:
-    """Base class of a game engine. Subclasses set the class attributes and implement the
-    methods that raise NotImplementedError. All methods are pure functions of their
-    arguments; an engine instance holds no state of its own."""
+    """Base class of a game engine. A game sets the class attributes and implements REQUIRED;
+    `apply` is the one door through which a move changes a state: the checks every game
+    shares, then the game's own `parse_move`, `check_move` and `step`. All methods are pure
+    functions of their arguments; an engine instance holds no state of its own.
+
+    Seats are the current seats at the table; `seat_players` maps them to players (the seat
+    each player took at the start) for games that move players."""
 
     slug: str = ""
     name: str = ""
     min_players: int = 0
     max_players: int = 0
     options: dict[str, Option] = {}
+    over_message = "the game is over"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        overridden = [name for name in FINAL if name in cls.__dict__]
+        if overridden:
+            raise TypeError(f"{cls.__name__} may not override {overridden}: Game.apply is the one door")
+        missing = [name for name in REQUIRED if getattr(cls, name) is getattr(Game, name)]
+        if missing:
+            raise TypeError(f"{cls.__name__} does not implement {missing}")
 
     # --- options -----------------------------------------------------------------------
     def validate_options(self, options: dict | None) -> dict:
@@ -160,7 +216,47 @@ class Game:
             "rules": f"docs/rules/{self.slug}.md",
         }
 
-    # --- lifecycle ------------------------------------------------------------------------
+    # --- the door -------------------------------------------------------------------------
+    def apply(self, state: dict, seat: int | None, move: object) -> Result:
+        """Apply `move` by `seat` (None: a server move, for the games that have them) and
+        return the Result. The shared checks come first: the game must not be over, and the
+        seat must be one that may act (`may_act`); then the game parses the move (InvalidMove
+        when malformed), checks it against the rules (IllegalMove with the rule id, or
+        NotYourTurn / GameConflict / NotPermitted) and steps. `state` is never modified."""
+        if self.is_over(state):
+            raise GameConflict(self.over_message)
+        if not self.may_act(state, seat, move):
+            raise NotYourTurn("it is not your turn")
+        parsed = self.parse_move(state, seat, move)
+        self.check_move(state, seat, parsed)
+        new_state, events = self.step(state, seat, parsed)
+        return self.result(new_state, events)
+
+    def result(self, state: dict, events: list[dict]) -> Result:
+        over = self.is_over(state)
+        return Result(
+            state=state,
+            events=events,
+            to_act=tuple(self.to_act(state)),
+            phase=self.phase(state),
+            over=over,
+            winners=tuple(self.winners(state)) if over else (),
+            finishing_order=tuple(tuple(place) for place in self.finishing_order(state)) if over else (),
+            seat_players=tuple(self.seat_players(state)),
+        )
+
+    def is_finished(self, state: dict) -> bool:
+        """The older name of `is_over`."""
+        return self.is_over(state)
+
+    def may_act(self, state: dict, seat: int | None, move: object) -> bool:
+        """Whether `seat` may send a move now at all (before the move is parsed). By default:
+        it is one of `to_act`. Games with moves that do not wait for a turn (Lopti's ballots,
+        house rules, server moves) override this; it must accept malformed moves it cannot
+        judge, so that `parse_move` reports them."""
+        return seat is not None and seat in self.to_act(state)
+
+    # --- what each game implements -----------------------------------------------------------
     def new_game(
         self,
         *,
@@ -181,16 +277,48 @@ class Game:
         game is over)."""
         raise NotImplementedError
 
-    def legal_moves(self, state: dict, seat: int) -> list[dict]:
-        """Every move `seat` may make now, in the API's JSON form; [] when it may not act.
-        Exactly the moves that `apply` accepts."""
+    def phase(self, state: dict) -> str:
+        """The phase's name, as views show it (`view(...)["phase"]`)."""
         raise NotImplementedError
 
-    def apply(self, state: dict, seat: int, move: dict) -> tuple[dict, list[dict]]:
-        """Apply `move` by `seat` and return (new_state, events). Automatic steps that follow
-        (end of trick, scoring, the next deal, the server's forced exchange card) happen here
-        too and are reported as events. Raises InvalidMove, IllegalMove, NotYourTurn or
-        GameConflict and leaves `state` untouched.
+    def is_over(self, state: dict) -> bool:
+        raise NotImplementedError
+
+    def winners(self, state: dict) -> list[int]:
+        """The winning seats (current seats) of a finished game; [] before the end."""
+        raise NotImplementedError
+
+    def finishing_order(self, state: dict) -> list[list[int]]:
+        """The places of a finished game, best first, each a list of the seats tied there
+        (for ratings); [] before the end."""
+        raise NotImplementedError
+
+    def scores(self, state: dict) -> list[int] | None:
+        """One score per current seat, or None where the game keeps no score."""
+        raise NotImplementedError
+
+    def legal_moves(self, state: dict, seat: int) -> list[dict]:
+        """Every move `seat` may make now, in the API's JSON form; [] when it may not act.
+        Exactly the moves that `apply` accepts (games may accept more than they list when the
+        moves cannot be enumerated, e.g. Lopti's house rules; they say so)."""
+        raise NotImplementedError
+
+    def parse_move(self, state: dict, seat: int | None, move: object) -> dict:
+        """The move, checked to be well-formed (InvalidMove otherwise: unknown type, missing
+        or badly typed field, a card that does not exist or is not the mover's) and
+        normalised to what `step` expects."""
+        raise NotImplementedError
+
+    def check_move(self, state: dict, seat: int | None, move: dict) -> None:
+        """Raise the rules' refusal of a parsed move: IllegalMove (with the rule id),
+        NotYourTurn, GameConflict or NotPermitted. Returns None for a legal move."""
+        raise NotImplementedError
+
+    def step(self, state: dict, seat: int | None, move: dict) -> tuple[dict, list[dict]]:
+        """The move's effect, UNCHECKED: `move` must be parsed and legal. Returns (new_state,
+        events) and leaves `state` untouched. Automatic steps that follow (end of trick,
+        scoring, the next deal, the server's forced exchange card) happen here too and are
+        reported as events. The search's fast path (games.bots.search).
 
         Events are dicts with a "type". Anything in an event that not every player may see
         goes under "secret" (a dict) and the seats allowed to see it under "secret_to"
@@ -204,9 +332,6 @@ class Game:
         the move returned is concrete, so the log still replays exactly."""
         raise NotImplementedError
 
-    def is_finished(self, state: dict) -> bool:
-        raise NotImplementedError
-
     def view(self, state: dict, seat: int | None) -> dict:
         """What `seat` (None: a spectator) may see:
         {phase, turn, dealer, round, you, seats, public, scores, legal_moves}
@@ -217,6 +342,25 @@ class Game:
           "winners": [seats];
         - scores: one number per seat, or None where the game keeps no score.
         """
+        raise NotImplementedError
+
+    def determinize(self, view: dict, rng, prior=None) -> dict:
+        """A full state consistent with `view` (a seat's view, as `view(state, seat)` gives
+        it): everything the seat sees is as in the view; everything hidden from it is sampled
+        with `rng`, consistently with what the view reveals (card counts, cards seen played,
+        suits shown out of). `prior` is an optional bot-supplied weighting of unseen cards
+        (documented by the game; None: uniform). For the hard bots' search."""
+        raise NotImplementedError
+
+    def cards(self, state: dict) -> list[str]:
+        """Every card the state holds, wherever it lies (hands, piles, tricks, out of play),
+        each as often as it is there: the deck, for the card-conservation tests."""
+        raise NotImplementedError
+
+    def secret_cards(self, state: dict, seat: int | None) -> set[str]:
+        """The cards `seat` (None: a spectator) may not see now: other players' hands,
+        face-down cards, undealt cards, the draw pile. No view, event or error shown to that
+        seat may name one of them."""
         raise NotImplementedError
 
     def seat_players(self, state: dict) -> list[int]:

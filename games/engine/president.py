@@ -244,7 +244,7 @@ class President(Game):
             return sorted(p["seat"] for p in state["exchange"]["pending"])
         return [state["turn"]]
 
-    def is_finished(self, state):
+    def is_over(self, state):
         return state["status"] == "finished"
 
     def seat_players(self, state):
@@ -281,7 +281,42 @@ class President(Game):
         lowest = min(hand, key=lambda c: (rank_value(rank_of(c), state["revolution"]), card_key(c)[1]))
         return {"type": "play", "cards": [lowest]}
 
-    def apply(self, state, seat, move):
+
+    # --- the front door (issue 11), transitional: the engine's own checked apply is `step`
+    # until the engine is split into parse_move / check_move / step.
+    def may_act(self, state, seat, move):
+        return True
+
+    def parse_move(self, state, seat, move):
+        return move
+
+    def check_move(self, state, seat, move):
+        return None
+
+    def phase(self, state):
+        return state["phase"]
+
+    def winners(self, state):
+        return list(self.view(state, None)["public"].get("winners", []))
+
+    def finishing_order(self, state):
+        winners = self.winners(state)
+        rest = [s for s in range(len(self.seat_players(state))) if s not in winners]
+        return [winners, rest] if rest else [winners]
+
+    def scores(self, state):
+        return self.view(state, None)["scores"]
+
+    def determinize(self, view, rng, prior=None):
+        raise NotImplementedError("issue 11: the engine's determinize")
+
+    def cards(self, state):
+        raise NotImplementedError("issue 11: the engine's card list")
+
+    def secret_cards(self, state, seat):
+        raise NotImplementedError("issue 11: the engine's secret cards")
+
+    def step(self, state, seat, move):
         if state["status"] == "finished":
             raise GameConflict("the game is over")
         if seat not in self.to_act(state):

@@ -58,6 +58,7 @@ def _between_rounds(st: dict) -> bool:
 
 class Lopti(Game):
     slug = "lopti"
+    over_message = "the session is over"
     name = "Lopti"
     min_players = 2
     max_players = 5
@@ -148,7 +149,7 @@ class Lopti(Game):
             return []  # waiting for the host's start_session (a server move)
         return [state["turn"]]
 
-    def is_finished(self, state: dict) -> bool:
+    def is_over(self, state: dict) -> bool:
         return state["status"] == "finished"
 
     # --- moves --------------------------------------------------------------------------------------
@@ -205,7 +206,42 @@ class Lopti(Game):
             return min(singles, key=lambda m: card_key(m["cards"][0]))
         return next(m for m in moves if m["type"] == "play_face_down")
 
-    def apply(self, state: dict, seat: int, move: dict) -> tuple[dict, list[dict]]:
+
+    # --- the front door (issue 11), transitional: the engine's own checked apply is `step`
+    # until the engine is split into parse_move / check_move / step.
+    def may_act(self, state, seat, move):
+        return True
+
+    def parse_move(self, state, seat, move):
+        return move
+
+    def check_move(self, state, seat, move):
+        return None
+
+    def phase(self, state):
+        return state["phase"]
+
+    def winners(self, state):
+        return list(self.view(state, None)["public"].get("winners", []))
+
+    def finishing_order(self, state):
+        winners = self.winners(state)
+        rest = [s for s in range(len(self.seat_players(state))) if s not in winners]
+        return [winners, rest] if rest else [winners]
+
+    def scores(self, state):
+        return self.view(state, None)["scores"]
+
+    def determinize(self, view, rng, prior=None):
+        raise NotImplementedError("issue 11: the engine's determinize")
+
+    def cards(self, state):
+        raise NotImplementedError("issue 11: the engine's card list")
+
+    def secret_cards(self, state, seat):
+        raise NotImplementedError("issue 11: the engine's secret cards")
+
+    def step(self, state: dict, seat: int, move: dict) -> tuple[dict, list[dict]]:
         ctx = self.apply_in_context(state, seat, move)
         return ctx.state, ctx.events
 
