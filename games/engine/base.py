@@ -130,6 +130,11 @@ class Game:
             raise InvalidMove(f"unknown option(s) {unknown}", fields={k: ["unknown option"] for k in unknown})
         return {name: opt.check(name, options.get(name, opt.default)) for name, opt in self.options.items()}
 
+    def check_seats(self, options: dict, players: int) -> None:
+        """Checks of validated options against the number of seats (Pitch's `partnerships`
+        needs four), so table creation refuses them before the start. Raises InvalidMove naming
+        the option; none by default."""
+
     def catalogue(self) -> dict:
         return {
             "slug": self.slug,

@@ -67,6 +67,7 @@ def table_create(
         raise Invalid("bot_delay out of range", {"fields": {"options": {"bot_delay": [f"seconds, 0..{MAX_BOT_DELAY}"]}}})
     try:
         clean_options = engine.validate_options(options)
+        engine.check_seats(clean_options, seats)
     except engine_base.InvalidMove as exc:
         raise Invalid(exc.message, {"fields": {"options": exc.fields}}) from exc
     if seed is None:
