@@ -24,7 +24,8 @@
   unchanged; points, Game counts, settlement, scores and the end are by side. The engine
   scores "teams" throughout: one seat each when playing alone, the two sides otherwise, so
   both games share one code path. Each seat's score is its side's total; `public` adds
-  `sides` and `side_scores`, a hand's summary adds `side_points`, `side_deltas`,
+  `partnerships`, `sides` and `side_scores` (None when playing alone), each entry of `seats`
+  its `side` (None alone), a hand's summary adds `side_points`, `side_deltas`,
   `side_scores` and a `side` per award (Game's award is the side's: `side`, `counts` per seat,
   `side_counts`, and no `seat`).
 """

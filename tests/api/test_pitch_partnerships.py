@@ -8,6 +8,8 @@ import random
 import pytest
 
 from games.bots import choose_move
+from games.models import Table
+from games.services.verify import table_verify
 from tests.api.helpers import move, seat_users
 
 
@@ -91,3 +93,23 @@ def test_a_partnership_table_played_to_the_end(table_of):
     assert last["side_scores"] == final["public"]["side_scores"]
     log = users[0].api.get(f"/api/v1/tables/{table_id}/moves").json()
     assert {e["type"] for e in log} <= {"bid", "play"}
+    # The stored state is what the log replays to.
+    assert table_verify(Table.objects.get(pk=table_id)) is None
+
+
+@pytest.mark.django_db
+def test_a_table_stored_before_the_option_existed_still_replays(table_of):
+    table_id, users = table_of("pitch", 4, seed=42)
+    assert users[0].api.post(f"/api/v1/tables/{table_id}/start").status_code == 200
+    # Such a row's options lack `partnerships`: off, and its stored state has no trace of it.
+    Table.objects.filter(pk=table_id).update(options={"target_score": 7, "low_to": "winner"})
+    table = Table.objects.get(pk=table_id)
+    assert table.state["options"] == {"target_score": 7, "low_to": "winner"}
+    seats = seat_users(users[0].api, table_id, users)
+    for _ in range(3):
+        state = users[0].api.get(f"/api/v1/tables/{table_id}/state").json()
+        user = seats[state["turn"]]
+        mine = user.api.get(f"/api/v1/tables/{table_id}/state").json()
+        assert move(user, table_id, mine["legal_moves"][0]).status_code == 200
+    assert table_verify(Table.objects.get(pk=table_id)) is None
+    assert users[1].api.get(f"/api/v1/tables/{table_id}/state").json()["public"]["sides"] is None
