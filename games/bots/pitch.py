@@ -44,7 +44,9 @@ hand is worth a pitched 4; following, when the partner's card is sure to take th
 plays last, or the partner's trump is above every unseen one) it plays its most valuable card
 onto it (a 10, the jack of trump) rather than overtake, and when the partner only wins for now
 it values the trick as the side's. `hard` scores a playout by side: its side's change for the
-hand minus the other side's, and a win of its side is its own.
+hand minus the other side's, and a win of its side is its own; in the auction, when its
+partner holds the bid, it weighs only easy's choice and the pass (its deals do not read the
+partner's bid, so a search would undervalue the partner's contract and outbid it).
 
 Limitations: the bids are not used to infer the other hands (a seat that bid 3 is dealt at
 random like one that passed); the playouts use `easy` for everyone, so `hard` values a move
@@ -348,6 +350,12 @@ def _candidates(view: dict, legal: list[dict], default: dict) -> list[dict]:
     per suit held (easy's first lead in that suit)."""
     out = [default]
     if view["phase"] == "auction":
+        public = view["public"]
+        if public.get("partnerships") and public["high_bidder"] == (view["you"]["seat"] + 2) % 4:
+            # A-9: the partner holds the bid. The deals ignore what that bid says of the
+            # partner's hand (see Limitations), so a search would undervalue the partner's
+            # contract and outbid it; only easy's choice and the pass are weighed.
+            return out + [m for m in legal if m == {"type": "bid", "value": 0} and m != default]
         hand = view["you"]["hand"]
         pitches = [_first_lead(hand, s) for s in sorted({_S[c] for c in hand})]
         for m in legal:

@@ -27,6 +27,18 @@ def test_easy_does_not_outbid_its_partner_without_reason():
     assert act(st, bots.easy) == {"type": "play", "card": "AS"}
 
 
+def test_hard_does_not_outbid_its_partner_on_a_search_that_ignores_the_partners_bid():
+    hands = [FILL[0], FILL[1], FILL[2], STRONG]
+    st = run(new(hands, 0, partnerships=True), [(1, 2), (2, 0)])
+    assert [bots.hard(G.view(st, 3), random.Random(k)) for k in range(3)] == [{"type": "bid", "value": 0}] * 3
+    # Over an opponent's 2 it searches every bid as usual, and outbids it.
+    st = run(new(hands, 0, partnerships=True), [(1, 0), (2, 2)])
+    assert bots.hard(G.view(st, 3), random.Random(0)) == {"type": "bid", "value": 3}
+    # A pitch-strength hand still pitches over the partner: easy's choice.
+    st = run(new([FILL[0], FILL[1], FILL[2], VERY_STRONG], 0, partnerships=True), [(1, 2), (2, 0)])
+    assert bots.hard(G.view(st, 3), random.Random(0)) == {"type": "play", "card": "AS"}
+
+
 def test_easy_dealer_does_not_take_its_partners_bid():
     hands = [STRONG, FILL[0], FILL[1], FILL[2]]
     # Seat 2, the dealer's partner, holds the bid at 2: the dealer passes.
