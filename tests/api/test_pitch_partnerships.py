@@ -3,7 +3,9 @@ table played to the end, whose state names the sides and keeps the scores by sid
 
 from __future__ import annotations
 
+import json
 import random
+import re
 
 import pytest
 
@@ -65,6 +67,10 @@ def test_a_partnership_table_played_to_the_end(table_of):
     state = users[1].api.get(f"/api/v1/tables/{table_id}/state").json()
     assert state["public"]["sides"] == [[0, 2], [1, 3]] and state["public"]["side_scores"] == [0, 0]
     assert [s["side"] for s in state["seats"]] == [0, 1, 0, 1]
+    # A-9.2: partners do not see each other's hands (seat 1's partner is seat 3).
+    partner = users[3].api.get(f"/api/v1/tables/{table_id}/state").json()
+    assert partner["you"]["seat"] == 3
+    assert not set(partner["you"]["hand"]) & set(re.findall(r'"((?:10|[2-9JQKA])[CDHS])"', json.dumps(state)))
     # Scripted moves: each player plays what the easy bot would, from its own state only.
     rng = random.Random(5)
     for _ in range(2000):
