@@ -37,6 +37,8 @@ bench-bots: install
 	$(BIN)/python manage.py simulate president --tables 400 --players 4 --levels easy,hard --options '{"hands": 1}' --seed 1
 	$(BIN)/python manage.py simulate pitch --tables 300 --players 4 --levels random,easy --max-moves 3000
 	$(BIN)/python manage.py simulate pitch --tables 200 --players 4 --levels easy,hard
+	$(BIN)/python manage.py simulate pitch --tables 300 --players 4 --levels random,easy --options '{"partnerships": true}' --max-moves 3000
+	$(BIN)/python manage.py simulate pitch --tables 80 --players 4 --levels easy,hard --options '{"partnerships": true}'
 	$(BIN)/python manage.py simulate lopti --tables 300 --players 2 --levels random,easy --options '{"rounds": 1}'
 	$(BIN)/python manage.py simulate lopti --tables 300 --players 2 --levels easy,hard --options '{"rounds": 1}'
 

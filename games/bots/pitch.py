@@ -37,6 +37,17 @@ Both policies see only `view = engine.view(state, seat)` and return one of
   moves per decision, shared by the candidates (see `determinizations`); a single legal move
   is returned at once.
 
+Partnerships (A-9, `public["partnerships"]`): `easy` estimates a hand against the two
+opponents only (a card in the partner's hand scores for the side) and with two sides for
+Game; it never outbids (nor, as the dealer, takes) its partner's winning bid unless its own
+hand is worth a pitched 4; following, when the partner's card is sure to take the trick (it
+plays last, or the partner's trump is above every unseen one) it plays its most valuable card
+onto it (a 10, the jack of trump) rather than overtake, and when the partner only wins for now
+it values the trick as the side's. `hard` scores a playout by side: its side's change for the
+hand minus the other side's, and a win of its side is its own; in the auction, when its
+partner holds the bid, it weighs only easy's choice and the pass (its deals do not read the
+partner's bid, so a search would undervalue the partner's contract and outbid it).
+
 Limitations: the bids are not used to infer the other hands (a seat that bid 3 is dealt at
 random like one that passed); the playouts use `easy` for everyone, so `hard` values a move
 as if the rest of the hand were played by the rule-based policy; the Game estimate of `easy`
@@ -92,6 +103,9 @@ class _Ctx:
         self.n = len(view["seats"])
         self.trump = public["trump"]
         self.dealt_low = public["low_to"] == "dealt"
+        # A-9: with partnerships the partner sits opposite; `.get` reads views of older tables.
+        self.partnerships = bool(public.get("partnerships"))
+        self.partner = (self.me + 2) % 4 if self.partnerships else None
         self.trick = public["trick"]
         played = {p["card"] for t in public["tricks"] for p in t["cards"]}
         played.update(p["card"] for p in self.trick)
@@ -122,18 +136,21 @@ class _Ctx:
 
     def best_suit(self) -> tuple[str, float]:
         suits = sorted({_S[c] for c in self.hand})
-        scored = [(estimate(self.hand, s, self.n, self.dealt_low), s) for s in suits]
+        scored = [(estimate(self.hand, s, self.n, self.dealt_low, self.partnerships), s) for s in suits]
         est, suit = max(scored, key=lambda x: (x[0], -"CDHS".index(x[1])))
         return suit, est
 
 
-def estimate(hand: list[str], suit: str, players: int, dealt_low: bool = False) -> float:
-    """The points (High, Low, Jack, Game) a pitcher holding `hand` may expect with `suit` as
-    trump, before any card is played."""
+def estimate(hand: list[str], suit: str, players: int, dealt_low: bool = False, partnerships: bool = False) -> float:
+    """The points (High, Low, Jack, Game) a pitcher holding `hand` (A-9: its side, with
+    `partnerships`) may expect with `suit` as trump, before any card is played."""
     tr = sorted(_R[c] for c in hand if _S[c] == suit)
     if not tr:
         return 0.0
-    p = 6 * (players - 1) / UNSEEN_AT_DEAL  # a given unseen card is in another seat's hand
+    # A given unseen card is in an opponent's hand: any other seat's when playing alone; with
+    # partnerships one of the two opponents' (a card in the partner's hand scores for the side).
+    opponents = 2 if partnerships else players - 1
+    p = 6 * opponents / UNSEEN_AT_DEAL
     q = 1.0 - p
     k, top, bottom = len(tr), tr[-1], tr[0]
     high = q ** (ACE - top)
@@ -151,7 +168,9 @@ def estimate(hand: list[str], suit: str, players: int, dealt_low: bool = False) 
         jack = p * min(0.6, 0.15 * above_jack + (0.15 if top == ACE else 0.0))
     sides = [c for c in hand if _S[c] != suit]
     game = 0.05 + 0.1 * k + (0.12 if TEN in tr else 0.0) + 0.05 * sum(1 for c in sides if _R[c] >= KING)
-    game = min(0.85, game * (4 / max(3, players)) ** 0.5)
+    # Game is shared by fewer rivals with partnerships (two sides), and the partner's tricks count.
+    rivals = 2 if partnerships else players
+    game = min(0.85, game * (4 / max(3, rivals)) ** 0.5)
     return high + low + jack + game + PITCHER_EDGE
 
 
@@ -189,6 +208,11 @@ def _easy_auction(ctx: _Ctx, legal: list[dict]) -> dict:
     public = ctx.view["public"]
     high = public["high_bid"]
     want = 4 if est >= PITCH_AT else min(3, int(est + BID_SLACK))
+    if ctx.partnerships and public.get("high_bidder") == ctx.partner and est < PITCH_AT:
+        # A-9: the partner's bid already wins the auction for the side; outbidding it (or, as
+        # the dealer, taking it) only raises the side's risk, unless this hand is strong enough
+        # to pitch a 4, when naming trump itself is worth it.
+        return _bid(legal, 0) or min((m for m in legal if m["type"] == "bid"), key=lambda m: m["value"])
     if ctx.me == ctx.view["dealer"]:
         # The dealer speaks last: the cheapest bid that wins is enough (a bid of 4 is never
         # needed), and a forced bid (everyone passed, A-3.3) is 2 at least.
@@ -246,14 +270,18 @@ def _easy_follow(ctx: _Ctx, legal: list[dict]) -> str:
     trick = ctx.trick
     trump = ctx.trump
     led = _S[trick[0]["card"]]
-    best = trick[0]["card"]
+    best, best_seat = trick[0]["card"], trick[0]["seat"]
     for p in trick[1:]:
         c = p["card"]
         if _beats(c, best, led, trump):
-            best = c
+            best, best_seat = c, p["seat"]
     stake = sum(ctx.worth(p["card"]) for p in trick)
     last = len(trick) == ctx.n - 1
     top_unseen = ctx.top_unseen
+    # A-9.3: a trick the partner wins scores for the side. When the partner's card is sure to
+    # hold, every card wins the trick for the side: give it points, never overtake for nothing.
+    partner_leads = best_seat == ctx.partner
+    partner_sure = partner_leads and (last or (_S[best] == trump and _R[best] > top_unseen))
 
     def value(card: str) -> float:
         own = ctx.worth(card)
@@ -261,7 +289,12 @@ def _easy_follow(ctx: _Ctx, legal: list[dict]) -> str:
         spend = 0.0
         if is_trump:
             spend = BOSS_COST if (_R[card] > top_unseen and ctx.unseen_trumps) else TRUMP_COST
+        if partner_sure:
+            return own - spend
         if not _beats(card, best, led, trump):
+            if partner_leads:
+                # The partner wins for now: the side keeps the trick (and this card) as often.
+                return UNSURE * (stake + own) - (1 - UNSURE) * own - spend * 0.5
             return -own - (spend if is_trump else 0.0) * 0.5
         sure = last or (is_trump and _R[card] > top_unseen)
         if sure:
@@ -317,6 +350,12 @@ def _candidates(view: dict, legal: list[dict], default: dict) -> list[dict]:
     per suit held (easy's first lead in that suit)."""
     out = [default]
     if view["phase"] == "auction":
+        public = view["public"]
+        if public.get("partnerships") and public["high_bidder"] == (view["you"]["seat"] + 2) % 4:
+            # A-9: the partner holds the bid. The deals ignore what that bid says of the
+            # partner's hand (see Limitations), so a search would undervalue the partner's
+            # contract and outbid it; only easy's choice and the pass are weighed.
+            return out + [m for m in legal if m == {"type": "bid", "value": 0} and m != default]
         hand = view["you"]["hand"]
         pitches = [_first_lead(hand, s) for s in sorted({_S[c] for c in hand})]
         for m in legal:
@@ -379,7 +418,7 @@ def _state(view: dict, hands: list[list[str]], undealt: list[str]) -> dict:
         "players": len(view["seats"]),
         "seed": 0,
         "status": "finished" if finished else "active",
-        "options": {"target_score": public["target_score"], "low_to": public["low_to"]},
+        "options": _options(public),
         "phase": view["phase"],
         "dealer": view["dealer"],
         "hand_no": view["round"] - 1,
@@ -401,6 +440,14 @@ def _state(view: dict, hands: list[list[str]], undealt: list[str]) -> dict:
     }
 
 
+def _options(public: dict) -> dict:
+    """The engine's stored options, from a view (A-9: `partnerships` is stored only when on)."""
+    options = {"target_score": public["target_score"], "low_to": public["low_to"]}
+    if public.get("partnerships"):
+        options["partnerships"] = True
+    return options
+
+
 def _playout(state: dict, me: int, move: dict, rng: random.Random, fast: bool = True) -> float:
     """This seat's score change for the hand minus the best other seat's when it makes `move`
     and every seat then plays `easy` to the end of the hand.
@@ -410,12 +457,14 @@ def _playout(state: dict, me: int, move: dict, rng: random.Random, fast: bool = 
     by the engine's own step functions (`_bid`, `_pitch`, `_play`: what `apply` runs after
     checking the move and copying the state); every move is one of `legal_moves`, so the
     checks and the copy per move are skipped. A test checks that both ways agree."""
+    team = {me, (me + 2) % 4} if state["options"].get("partnerships") else {me}
     state, events = ENGINE.apply(state, me, move)
     while True:
         for e in events:
             if e["type"] == "hand_scored":
                 deltas = e["deltas"]
-                score = deltas[me] - max(d for s, d in enumerate(deltas) if s != me)
+                # A-9: by side with partnerships (both partners carry the side's delta).
+                score = deltas[me] - max(d for s, d in enumerate(deltas) if s not in team)
                 for g in events:
                     if g["type"] == "game_over":
                         score += WIN_BONUS if me in g["winners"] else -WIN_BONUS
@@ -444,7 +493,9 @@ def _playout_view(state: dict, seat: int) -> dict:
         "seats": state["tricks_won"],  # only its length (the number of seats) is read
         "public": {
             "low_to": state["options"]["low_to"],
+            "partnerships": bool(state["options"].get("partnerships")),
             "high_bid": state["high_bid"],
+            "high_bidder": state["high_bidder"],
             "trump": state["trump"],
             "trick": state["trick"],
             "tricks": state["tricks"],

@@ -201,8 +201,9 @@ class Game:
 
     def validate_table_options(self, options: dict | None, *, players: int) -> dict:
         """`validate_options` for a table of `players` seats, with the cross-checks that need
-        the seat count (Lopti: the deal must fit the deck, L-13). Table creation calls this;
-        engines whose options do not depend on the seats keep the default."""
+        the seat count (Lopti: the deal must fit the deck, L-13; Pitch: partnerships need four
+        seats, A-9.1). Table creation calls this; engines whose options do not depend on the
+        seats keep the default."""
         return self.validate_options(options)
 
     def catalogue(self) -> dict:

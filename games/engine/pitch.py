@@ -1,4 +1,4 @@
-"""Auction Pitch (Setback), following `shared/spec/pitch.md` (rule ids A-1 .. A-8).
+"""Auction Pitch (Setback), following `shared/spec/pitch.md` (rule ids A-1 .. A-9).
 
 - A-1: 3 to 7 players, one 52-card deck, ace high (2 low).
 - A-2: six cards each, dealt three at a time from the dealer's left (two rounds of three;
@@ -16,10 +16,18 @@
   nothing), each 1 point; a single trump in play is high and low (and jack).
 - A-6: a pitcher who made the bid scores every point won, else loses the bid (set back);
   everyone else scores the points they won.
-- A-7: the first to reach `target_score` wins; the pitcher counts first, then the hand's
-  points are counted one at a time in the order High, Low, Jack, Game.
+- A-7: the first to reach `target_score` (1 to 100) wins; the pitcher counts first, then the
+  hand's points are counted one at a time in the order High, Low, Jack, Game.
 - A-8: bids, contract, trump, every card played and every trick's winner, the points awarded
   and the scores are public; each hand is private; undealt cards are never shown.
+- A-9: option `partnerships` (4 seats only): seats 0+2 and 1+3 are sides. Bidding and play are
+  unchanged; points, Game counts, settlement, scores and the end are by side. The engine
+  scores "teams" throughout: one seat each when playing alone, the two sides otherwise, so
+  both games share one code path. Each seat's score is its side's total; `public` adds
+  `partnerships`, `sides` and `side_scores` (None when playing alone), each entry of `seats`
+  its `side` (None alone), a hand's summary adds `side_points`, `side_deltas`,
+  `side_scores` and a `side` per award (Game's award is the side's: `side`, `counts` per seat,
+  `side_counts`, and no `seat`).
 """
 
 from __future__ import annotations
@@ -59,10 +67,11 @@ class Pitch(Game):
     max_players = 7
     options = {
         "target_score": Option(
-            type="choice",
+            type="int",
             default=7,
-            choices=(7, 11, 15, 21),
-            description="Points needed to win the game (A-7.1).",
+            minimum=1,
+            maximum=100,
+            description="Points needed to win the game, any whole number from 1 to 100 (A-7.1).",
         ),
         "low_to": Option(
             type="choice",
@@ -73,7 +82,20 @@ class Pitch(Game):
                 "'dealt', the player who was dealt it."
             ),
         ),
+        "partnerships": Option(
+            type="bool",
+            default=False,
+            description=(
+                "Two sides of two partners sitting opposite, seats 0 and 2 against 1 and 3; points, "
+                "scores and the win are by side (A-9). Only with 4 seats."
+            ),
+        ),
     }
+
+    def validate_table_options(self, options: dict | None, *, players: int) -> dict:
+        clean = self.validate_options(options)
+        _check_seats(clean, players)
+        return clean
 
     # --- lifecycle ---------------------------------------------------------------------------
     def new_game(
@@ -87,7 +109,11 @@ class Pitch(Game):
     ) -> dict:
         if isinstance(players, bool) or not isinstance(players, int) or not 3 <= players <= 7:
             raise InvalidMove("Auction Pitch needs 3 to 7 players", fields={"seats": ["must be 3 to 7"]})
-        options = self.validate_options(options)
+        options = self.validate_table_options(options, players=players)
+        if not options["partnerships"]:
+            # Ruling: the state keeps `partnerships` only when it is on, so a table stored before
+            # the option existed (its options lack it: off) replays to exactly its stored state.
+            del options["partnerships"]
         if first_dealer is None:
             # A-2.1
             dealer = cards.deal_rng(seed, -1).randrange(players)
@@ -224,10 +250,15 @@ class Pitch(Game):
     def view(self, state: dict, seat: int | None) -> dict:
         n = state["players"]
         spoken = {b["seat"]: b["value"] for b in state["bids"]}
+        partnerships = bool(state["options"].get("partnerships"))
         public = {
             "hand": state["hand_no"] + 1,
             "target_score": state["options"]["target_score"],
             "low_to": state["options"]["low_to"],
+            # A-9.5: the sides and their scores; None when everyone plays alone.
+            "partnerships": partnerships,
+            "sides": [list(side) for side in SIDES] if partnerships else None,
+            "side_scores": [state["scores"][side[0]] for side in SIDES] if partnerships else None,
             "bids": state["bids"],
             "high_bid": state["high_bid"],
             "high_bidder": state["high_bidder"],
@@ -252,6 +283,7 @@ class Pitch(Game):
                     "card_count": len(state["hands"][i]),
                     "bid": spoken.get(i),
                     "tricks_won": state["tricks_won"][i],
+                    "side": i % 2 if partnerships else None,
                 }
                 for i in range(n)
             ],
@@ -264,6 +296,12 @@ class Pitch(Game):
 
 
 # --- move parsing ------------------------------------------------------------------------------
+def _check_seats(options: dict, players: int) -> None:
+    # A-9.1: partnerships need exactly four seats (two sides of two).
+    if options.get("partnerships") and players != 4:
+        raise InvalidMove("partnerships need exactly 4 seats (A-9.1)", fields={"partnerships": ["needs exactly 4 seats"]})
+
+
 def _parse(move: object) -> str:
     if not isinstance(move, dict):
         raise InvalidMove("a move must be an object", fields={"type": ["required"]})
@@ -427,9 +465,23 @@ def _trick_winner(trick: list[dict], trump: str) -> int:
 
 
 # --- scoring -----------------------------------------------------------------------------------
+SIDES = [[0, 2], [1, 3]]  # A-9.1: partners sit opposite
+
+
+def _teams(st: dict) -> list[list[int]]:
+    """Who scores together: the two sides with `partnerships` (A-9), else each seat alone.
+    (`.get`: an option missing from an older table's state means off.)"""
+    if st["options"].get("partnerships"):
+        return [list(side) for side in SIDES]
+    return [[s] for s in range(st["players"])]
+
+
 def _end_hand(st: dict, events: list[dict]) -> None:
     n = st["players"]
     trump = st["trump"]
+    teams = _teams(st)
+    partnerships = len(teams) != n
+    team_of = {s: t for t, members in enumerate(teams) for s in members}
     won_by: dict[str, int] = {}
     played_by: dict[str, int] = {}
     for trick in st["tricks"]:
@@ -445,28 +497,42 @@ def _end_hand(st: dict, events: list[dict]) -> None:
     counts = [0] * n
     for card, winner in won_by.items():
         counts[winner] += GAME_VALUES.get(cards.rank_of(card), 0)
-    best = max(counts)
-    # A-5.4: a tie for the highest count scores nothing.
-    game_seat = counts.index(best) if counts.count(best) == 1 else None
-    awards = {
-        "high": {"seat": won_by[high_card], "card": high_card},
-        "low": {"seat": low_seat, "card": low_card},
-        # A-5.3: no jack dealt, no point.
-        "jack": {"seat": won_by[jack_card], "card": jack_card} if jack_card in won_by else None,
-        "game": {"seat": game_seat, "counts": counts},
-    }
-    points = [0] * n
-    for cat in CATEGORIES:
-        if awards[cat] is not None and awards[cat]["seat"] is not None:
-            points[awards[cat]["seat"]] += 1
+    # A-5.4 / A-9.3: Game compares the teams' counts; a tie for the highest scores nothing.
+    team_counts = [sum(counts[s] for s in members) for members in teams]
+    best = max(team_counts)
+    game_team = team_counts.index(best) if team_counts.count(best) == 1 else None
+    card_seats = {"high": (won_by[high_card], high_card), "low": (low_seat, low_card)}
+    if jack_card in won_by:  # A-5.3: no jack dealt, no point.
+        card_seats["jack"] = (won_by[jack_card], jack_card)
+    # A-9.3: High, Low and Jack go to the side of the seat that won (or, Low dealt, was dealt) it.
+    awards: dict = {cat: None for cat in CATEGORIES}
+    award_team: dict[str, int | None] = {}
+    for cat, (seat, card) in card_seats.items():
+        awards[cat] = {"seat": seat, "card": card}
+        award_team[cat] = team_of[seat]
+        if partnerships:
+            awards[cat]["side"] = team_of[seat]
+    award_team["game"] = game_team
+    if partnerships:
+        awards["game"] = {"side": game_team, "counts": counts, "side_counts": team_counts}
+    else:
+        awards["game"] = {"seat": None if game_team is None else teams[game_team][0], "counts": counts}
+    team_points = [0] * len(teams)
+    for team in award_team.values():
+        if team is not None:
+            team_points[team] += 1
     pitcher, contract = st["pitcher"], st["contract"]
-    made = points[pitcher] >= contract
-    deltas = list(points)
+    pitcher_team = team_of[pitcher]
+    # A-6.1 / A-9.4: the pitcher's team makes the bid with at least the bid's points, else it is
+    # set back by the bid and scores nothing else; A-6.2: the others score what they won.
+    made = team_points[pitcher_team] >= contract
+    team_deltas = list(team_points)
     if not made:
-        # A-6.1: set back.
-        deltas[pitcher] = -contract
-    before = st["scores"]
-    st["scores"] = [before[i] + deltas[i] for i in range(n)]
+        team_deltas[pitcher_team] = -contract
+    before = [st["scores"][members[0]] for members in teams]
+    team_scores = [before[t] + team_deltas[t] for t in range(len(teams))]
+    # A-9.5: every seat shows its team's numbers (both partners the side's total).
+    st["scores"] = [team_scores[team_of[s]] for s in range(n)]
     summary = {
         "hand": st["hand_no"] + 1,
         "dealer": st["dealer"],
@@ -474,21 +540,24 @@ def _end_hand(st: dict, events: list[dict]) -> None:
         "contract": contract,
         "trump": trump,
         **awards,
-        "points": points,
+        "points": [team_points[team_of[s]] for s in range(n)],
         "made": made,
         "set_back": not made,
-        "deltas": deltas,
+        "deltas": [team_deltas[team_of[s]] for s in range(n)],
         "scores": list(st["scores"]),
     }
+    if partnerships:
+        summary.update(side_points=team_points, side_deltas=team_deltas, side_scores=list(team_scores))
     events.append({"type": "hand_scored", **copy.deepcopy(summary)})
     st["last_hand"] = {**summary, "tricks": copy.deepcopy(st["tricks"])}
-    winner = _game_winner(st, before, awards, made)
+    winner = _game_winner(st, before, team_scores, award_team, pitcher_team, made)
     if winner is not None:
+        winners = sorted(teams[winner])
         st["status"] = "finished"
         st["phase"] = "finished"
         st["turn"] = None
-        st["winners"] = [winner]
-        events.append({"type": "game_over", "winners": [winner], "scores": list(st["scores"])})
+        st["winners"] = winners
+        events.append({"type": "game_over", "winners": list(winners), "scores": list(st["scores"])})
         return
     # A-2.1: the deal passes to the left; each deal after the first is shuffled from the seed.
     st["dealer"] = (st["dealer"] + 1) % n
@@ -497,23 +566,25 @@ def _end_hand(st: dict, events: list[dict]) -> None:
     events.extend(_deal_events(st))
 
 
-def _game_winner(st: dict, before: list[int], awards: dict, made: bool) -> int | None:
+def _game_winner(
+    st: dict, before: list[int], after: list[int], award_team: dict, pitcher_team: int, made: bool
+) -> int | None:
+    """The winning team, if any (A-7; A-9.5: by side with partnerships)."""
     target = st["options"]["target_score"]
-    pitcher = st["pitcher"]
-    # A-7.2: the pitcher counts first.
-    if made and st["scores"][pitcher] >= target:
-        return pitcher
+    # A-7.2: the pitcher (A-9.5: the pitcher's side) counts first.
+    if made and after[pitcher_team] >= target:
+        return pitcher_team
     # A-7.3: then the hand's points one at a time, High, Low, Jack, Game. Ruling: the pitcher's
     # categories are skipped, as the pitcher counted first without reaching the target (and a
-    # set-back pitcher scores none of them, A-6.1).
+    # set-back pitcher scores none of them, A-6.1); with partnerships, the pitcher's side's.
     running = list(before)
     for cat in CATEGORIES:
-        award = awards[cat]
-        if award is None or award["seat"] is None or award["seat"] == pitcher:
+        team = award_team.get(cat)
+        if team is None or team == pitcher_team:
             continue
-        running[award["seat"]] += 1
-        if running[award["seat"]] >= target:
-            return award["seat"]
+        running[team] += 1
+        if running[team] >= target:
+            return team
     return None
 
 

@@ -89,6 +89,7 @@ CONFIGS = [
     (5, {"low_to": "dealt"}),
     (6, {"target_score": 11}),
     (7, {}),
+    (4, {"partnerships": True, "low_to": "dealt"}),  # A-9
 ]
 
 
@@ -106,18 +107,23 @@ def test_easy_and_hard_always_return_a_legal_move(players, options, small_budget
             assert other == seat or G.view(st, other)["legal_moves"] == []
 
 
+def play_game(st: dict, levels: list[str], rng: random.Random, max_moves: int) -> dict:
+    """Bots of the given levels (by seat) play through choose_move, each move checked legal."""
+    moves = 0
+    while not G.is_finished(st) and moves < max_moves:
+        seat = st["turn"]
+        view = G.view(st, seat)
+        mv = choose_move("pitch", levels[seat], view, rng)
+        assert mv in view["legal_moves"]
+        st, _ = G.apply(st, seat, mv)
+        moves += 1
+    return st
+
+
 def test_full_games_with_bots_at_every_level_through_choose_move(small_budget):
     for players, levels in ((3, ["easy", "hard", "random"]), (4, ["hard", "easy", "easy", "random"])):
         st = G.new_game(players=players, options=G.validate_options({}), seed=7 + players)
-        rng = random.Random(players)
-        moves = 0
-        while not G.is_finished(st) and moves < 600:
-            seat = st["turn"]
-            view = G.view(st, seat)
-            mv = choose_move("pitch", levels[seat], view, rng)
-            assert mv in view["legal_moves"]
-            st, _ = G.apply(st, seat, mv)
-            moves += 1
+        st = play_game(st, levels, random.Random(players), 600)
         assert G.is_finished(st)
 
 

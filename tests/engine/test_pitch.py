@@ -180,11 +180,18 @@ def test_A_1_1_three_to_seven_players_and_options_catalogue():
         with pytest.raises(InvalidMove):
             G.new_game(players=n, options=G.validate_options({}), seed=1)
     cat = G.catalogue()["options"]
-    assert cat["target_score"]["choices"] == [7, 11, 15, 21] and cat["target_score"]["default"] == 7
+    # any whole number from 1 to 100, default 7.
+    assert cat["target_score"] == {
+        "type": "int", "default": 7, "minimum": 1, "maximum": 100, "description": cat["target_score"]["description"]
+    }
     assert cat["low_to"]["choices"] == ["winner", "dealt"] and cat["low_to"]["default"] == "winner"
     assert all(o["description"] for o in cat.values())
-    with pytest.raises(InvalidMove):
-        G.validate_options({"target_score": 10})
+    for target in (1, 10, 13, 100):
+        assert G.validate_options({"target_score": target})["target_score"] == target
+    for bad in (0, 101, -7, 7.0, "7", True, None):
+        with pytest.raises(InvalidMove) as exc:
+            G.validate_options({"target_score": bad})
+        assert "target_score" in exc.value.fields
     with pytest.raises(InvalidMove):
         G.validate_options({"low_to": "pitcher"})
 
@@ -611,6 +618,18 @@ def test_A_7_1_target_score_and_automatic_next_hand():
     st, events = play_all(st, H1_PLAYS)
     assert st["status"] == "finished" and st["winners"] == [1]
     assert events[-1] == {"type": "game_over", "winners": [1], "scores": [0, 11, 1]}
+
+
+def test_A_7_1_any_whole_target_from_1_to_100():
+    # H1: the pitcher, seat 1, makes its bid of 2 with High, Low and Game (3 points).
+    st, events = play_all(auction(new(H1, target_score=3), H1_BIDS), H1_PLAYS)
+    assert st["winners"] == [1] and events[-1]["scores"] == [0, 3, 1]
+    st, _ = play_all(auction(new(H1, target_score=4), H1_BIDS), H1_PLAYS)
+    assert st["status"] == "active" and G.view(st, None)["public"]["target_score"] == 4
+    st = auction(new(H1, target_score=100), H1_BIDS)
+    st["scores"] = [0, 97, 0]
+    st, _ = play_all(st, H1_PLAYS)
+    assert st["winners"] == [1] and st["scores"] == [0, 100, 1]
 
 
 def test_A_7_2_pitcher_counts_first():

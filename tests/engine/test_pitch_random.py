@@ -1,7 +1,8 @@
 """Random full games of Auction Pitch checked step by step against a small reference model of
 shared/spec/pitch.md: the deal (A-2), the legal moves (A-3, A-4), trick winners (A-4.4), the
 points and settlement of each hand (A-5, A-6), the end of the game (A-7), card conservation,
-hidden information in views and events (A-8) and the apply/legal_moves agreement."""
+hidden information in views and events (A-8), partnerships (A-9) and the apply/legal_moves
+agreement."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ class Ref:
 
     def __init__(self, n: int, options: dict, seed: int, deck: list[str] | None, dealer: int):
         self.n, self.options, self.seed = n, options, seed
+        self.partnerships = bool(options.get("partnerships"))
         self.dealer, self.hand_no = dealer, 0
         self.scores = [0] * n
         self.winners: list[int] = []
@@ -135,6 +137,19 @@ class Ref:
             if s is not None:
                 points[s] += 1
         self.points = points
+        target = self.options["target_score"]
+        if self.partnerships:
+            self.score_sides(target)
+        else:
+            self.score_alone(target)
+        if self.winners:
+            self.phase, self.turn = "finished", None
+            return
+        self.next_deal()
+
+    def score_alone(self, target: int) -> None:
+        """A-6 and A-7: every seat for itself."""
+        points = self.points
         self.made = points[self.pitcher] >= self.contract
         deltas = list(points)
         if not self.made:
@@ -142,22 +157,56 @@ class Ref:
         self.deltas = deltas
         before = self.scores
         self.scores = [a + b for a, b in zip(before, deltas, strict=True)]
-        target = self.options["target_score"]
         if self.made and self.scores[self.pitcher] >= target:
             self.winners = [self.pitcher]
+            return
+        running = list(before)
+        for cat in ("high", "low", "jack", "game"):
+            s = self.awards[cat]
+            if s is None or s == self.pitcher:
+                continue
+            running[s] += 1
+            if running[s] >= target:
+                self.winners = [s]
+                return
+
+    def score_sides(self, target: int) -> None:
+        """A-9.3 .. A-9.5: seats 0+2 and 1+3 score as sides."""
+        side = [s % 2 for s in range(self.n)]
+        self.side_counts = [self.counts[0] + self.counts[2], self.counts[1] + self.counts[3]]
+        a, b = self.side_counts
+        self.side_awards = {cat: None if s is None else side[s] for cat, s in self.awards.items() if cat != "game"}
+        self.side_awards["game"] = 0 if a > b else 1 if b > a else None
+        self.side_points = [sum(1 for t in self.side_awards.values() if t == k) for k in (0, 1)]
+        mine = side[self.pitcher]
+        self.made = self.side_points[mine] >= self.contract
+        side_deltas = list(self.side_points)
+        if not self.made:
+            side_deltas[mine] = -self.contract
+        self.side_deltas = side_deltas
+        self.deltas = [side_deltas[side[s]] for s in range(self.n)]
+        self.points = [self.side_points[side[s]] for s in range(self.n)]
+        before = [self.scores[0], self.scores[1]]
+        after = [before[k] + side_deltas[k] for k in (0, 1)]
+        self.scores = [after[side[s]] for s in range(self.n)]
+        won = None
+        if self.made and after[mine] >= target:
+            won = mine
         else:
             running = list(before)
             for cat in ("high", "low", "jack", "game"):
-                s = self.awards[cat]
-                if s is None or s == self.pitcher:
+                k = self.side_awards[cat]
+                if k is None or k == mine:
                     continue
-                running[s] += 1
-                if running[s] >= target:
-                    self.winners = [s]
+                running[k] += 1
+                if running[k] >= target:
+                    won = k
                     break
-        if self.winners:
-            self.phase, self.turn = "finished", None
-            return
+        if won is not None:
+            self.winners = [won, won + 2]
+
+    def next_deal(self) -> None:
+        n = self.n
         self.played_prev = set(self.played_cur)
         self.dealer = (self.dealer + 1) % n
         self.hand_no += 1
@@ -186,6 +235,9 @@ def check_state(st: dict, ref: Ref) -> None:
     assert played == ref.played_cur
     assert len(st["undealt"]) == 52 - 6 * n
     assert G.to_act(st) == ([] if ref.turn is None else [ref.turn])
+    if ref.partnerships:  # A-9.5: partners show their side's total; `public` names the sides
+        public = G.view(st, None)["public"]
+        assert public["sides"] == [[0, 2], [1, 3]] and public["side_scores"] == [ref.scores[0], ref.scores[1]]
 
 
 def check_views(st: dict, ref: Ref, seed: int) -> None:
@@ -221,8 +273,16 @@ def check_scored(events: list[dict], ref: Ref) -> list[int] | None:
     for cat in ("high", "low", "jack"):
         if ref.awards[cat] is None:
             assert ev[cat] is None
+        elif ref.partnerships:
+            assert ev[cat] == {"seat": ref.awards[cat], "card": ref.cards[cat], "side": ref.side_awards[cat]}
         else:
             assert ev[cat] == {"seat": ref.awards[cat], "card": ref.cards[cat]}
+    if ref.partnerships:
+        assert ev["game"] == {"side": ref.side_awards["game"], "counts": ref.counts, "side_counts": ref.side_counts}
+        assert ev["points"] == ref.points and ev["made"] == ref.made
+        assert ev["side_points"] == ref.side_points and ev["side_deltas"] == ref.side_deltas
+        assert ev["deltas"] == ref.deltas and ev["side_scores"] == [ref.scores[0], ref.scores[1]]
+        return ev["deltas"]
     assert ev["game"] == {"seat": ref.awards["game"], "counts": ref.counts}
     assert ev["points"] == ref.points and ev["made"] == ref.made and ev["set_back"] == (not ref.made)
     # The deltas follow from the awarded categories alone (A-6).
@@ -259,15 +319,20 @@ def tally(stats: Counter, events: list[dict], st: dict) -> None:
     for e in events:
         if e["type"] == "bid":
             stats[e["kind"]] += 1
+            bids = st["bids"]
+            # A-9.2: a bid over the partner's standing high bid (partners sit two seats apart).
+            if st["options"].get("partnerships") and e["value"] and len(bids) > 1:
+                highs = [b for b in bids[: len(bids) - 1] if b["value"]]
+                stats["partner_outbid"] += bool(highs) and (highs[-1]["seat"] - e["seat"]) % 4 == 2
         elif e["type"] == "hand_scored":
             stats["set_back" if e["set_back"] else "made"] += 1
-            stats["game_tie"] += e["game"]["seat"] is None
+            stats["game_tie"] += e["game"].get("seat", e["game"].get("side")) is None
             stats["no_jack"] += e["jack"] is None
             stats["single_trump"] += e["high"]["card"] == e["low"]["card"]
             stats["single_jack"] += e["high"]["card"] == e["low"]["card"] == "J" + e["trump"]
             stats["high_low_split"] += e["low"]["seat"] != e["high"]["seat"]
         elif e["type"] == "game_over":
-            stats["pitcher_wins" if e["winners"] == [st["pitcher"]] else "other_wins"] += 1
+            stats["pitcher_wins" if st["pitcher"] in e["winners"] else "other_wins"] += 1
             stats["negative_score"] += min(e["scores"]) < 0
 
 
@@ -327,10 +392,11 @@ def run_game(rng: random.Random, n: int, options: dict, heavy: bool, stats: Coun
         st = new_state
     else:
         pytest.fail("the game did not end")
-    assert G.is_finished(st) and st["winners"] == ref.winners and len(ref.winners) == 1
+    assert G.is_finished(st) and st["winners"] == ref.winners
+    assert len(ref.winners) == (2 if ref.partnerships else 1)
     assert st["scores"] == totals
     target = options["target_score"]
-    assert st["scores"][ref.winners[0]] >= target
+    assert all(st["scores"][w] >= target for w in ref.winners)
     assert G.view(st, None)["public"]["winners"] == ref.winners
     return hands
 
@@ -348,6 +414,31 @@ def test_random_games_heavy_checks(n: int, low_to: str):
     # Longer targets cost time here; the light test below plays them all.
     target = 11 if n <= 4 else 7
     run_game(rng, n, G.validate_options({"target_score": target, "low_to": low_to}), heavy=True)
+
+
+@pytest.mark.parametrize("low_to", ["winner", "dealt"])
+def test_random_partnership_games_heavy_checks(low_to: str):
+    """A-9: the heavy checks above on 4-seat partnership games, scored by side by the model."""
+    rng = random.Random(f"pitch-partners-heavy-{low_to}")
+    for _ in range(2):
+        run_game(rng, 4, G.validate_options({"target_score": 11, "low_to": low_to, "partnerships": True}), heavy=True)
+
+
+def test_random_partnership_games_many_hands():
+    """A-9: hundreds of partnership hands over several targets and both low_to, against the
+    model (points, Game counts, settlement, scores and the end by side)."""
+    rng = random.Random("pitch-partners-light")
+    stats: Counter = Counter()
+    hands = games = 0
+    while hands < 600 or games < 8:
+        target = (1, 7, 11, 21)[games % 4]
+        low_to = ("winner", "dealt")[games // 4 % 2]
+        options = G.validate_options({"target_score": target, "low_to": low_to, "partnerships": True})
+        hands += run_game(rng, 4, options, heavy=False, stats=stats)
+        games += 1
+    situations = ["pass", "bid", "take", "pitch", "made", "set_back", "game_tie", "no_jack", "pitcher_wins"]
+    situations += ["other_wins", "negative_score", "partner_outbid"]
+    assert all(stats[k] for k in situations), stats
 
 
 def test_random_games_thousands_of_hands():

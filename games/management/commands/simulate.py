@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from games.bots import LEVELS
 from games.bots.arena import run
 from games.engine import registry
+from games.engine.base import EngineError
 
 
 class Command(BaseCommand):
@@ -33,6 +34,12 @@ class Command(BaseCommand):
             parsed = json.loads(options)
         except json.JSONDecodeError as exc:
             raise CommandError(f"--options is not JSON: {exc}") from exc
+        try:
+            # Up front, so a bad option or one that needs another seat count (Pitch's
+            # `partnerships`, 4 seats) is a one-line error rather than a traceback mid-run.
+            engine.validate_table_options(parsed, players=players)
+        except EngineError as exc:
+            raise CommandError(f"--options: {exc.message}") from exc
 
         def progress(done, total):
             width = 30
