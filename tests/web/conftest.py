@@ -115,7 +115,7 @@ def browser(server, monkeypatch):
 
 
 @pytest.fixture
-def new_page(browser, server):
+def new_page(browser, server, request):
     """new_page(phone=False) -> a page in its own browser context (its own localStorage, so
     one context is one person); `phone` gives a phone-sized viewport."""
     contexts = []
@@ -128,8 +128,19 @@ def new_page(browser, server):
         return context.new_page()
 
     yield make
-    for context in contexts:
+    for n, context in enumerate(contexts):
+        if getattr(request.node, "failed", False):
+            for m, open_page in enumerate(context.pages):
+                screenshot(open_page, f"failed-{request.node.name}-{n}-{m}")
         context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call" and report.failed:
+        item.failed = True  # read by new_page's teardown: a screenshot of every open page
+    return report
 
 
 @pytest.fixture
@@ -184,11 +195,13 @@ def api_call(server, token: str, method: str, path: str, body: dict | None = Non
         return json.loads(response.read() or b"null")
 
 
-def create_table(page, game: str, seats: int, options: dict[str, object]):
+def create_table(page, game: str, seats: int, options: dict[str, object], seed: int | None = None):
     """Fill the lobby's new-table form (options rendered from the catalogue) and submit it;
-    returns the new table's id from the page's URL."""
+    returns the new table's id from the page's URL. `seed` needs a staff user."""
     page.get_by_label("Game", exact=True).select_option(game)
     page.get_by_label("Seats").fill(str(seats))
+    if seed is not None:
+        page.get_by_label("Seed").fill(str(seed))
     for name, value in options.items():
         field = page.locator(f"#opt-{name}")
         if isinstance(value, bool):

@@ -140,6 +140,10 @@ const Play = (() => {
     return `${RANKS[rank] || rank} of ${suit ? suit[1] : code.slice(-1)}`;
   }
 
+  function suitName(suit) {
+    return SUITS[suit] ? `${SUITS[suit][0]} ${SUITS[suit][1]}` : suit;
+  }
+
   function cardText(code) {
     if (code === "RJ" || code === "BJ") return `${code[0]}🃏`;
     const suit = SUITS[code.slice(-1)];
@@ -197,6 +201,6 @@ const Play = (() => {
 
   return {
     ApiError, token, user, signIn, signOut, get, post, del, watchState, sleep,
-    cardLabel, cardText, cardClass, cardSpan, el, showError, header,
+    cardLabel, cardText, cardClass, suitName, cardSpan, el, showError, header,
   };
 })();

@@ -10,7 +10,7 @@
   async function authenticate(action, username, password) {
     if (action === "register") {
       const made = await post("/auth/register", { username, password });
-      Play.signIn(made.token, { id: made.id, username: made.username });
+      Play.signIn(made.token, { id: made.id, username: made.username, is_staff: false });
     } else {
       const { token } = await post("/auth/token", { username, password });
       Play.signIn(token, null);
@@ -106,14 +106,25 @@
       private: document.getElementById("create-private").checked,
       options: readOptions(),
     };
+    // Staff only (the API answers 403 otherwise): support, teaching, duplicate tournaments.
+    const seed = document.getElementById("create-seed").value;
+    if (seed !== "") body.seed = Number(seed);
     const table = await post("/tables", body);
     window.location.href = `/play/tables/${table.id}/`;
+  }
+
+  function showAuth() {
+    document.getElementById("lobby").hidden = true;
+    document.getElementById("auth").hidden = false;
+    Play.header();
   }
 
   async function showLobby() {
     document.getElementById("auth").hidden = true;
     document.getElementById("lobby").hidden = false;
     Play.header();
+    const who = Play.user();
+    document.getElementById("staff-fields").hidden = !(who && who.is_staff);
     catalogue = await get("/games");
     const select = document.getElementById("create-game");
     select.replaceChildren(...catalogue.map((g) => el("option", { value: g.slug }, g.name)));
@@ -145,7 +156,16 @@
       }),
     );
     document.getElementById("create-form").addEventListener("submit", guard(createTable));
-    if (Play.token()) guard(showLobby)();
-    else document.getElementById("auth").hidden = false;
+    if (Play.token()) {
+      guard(async () => {
+        try {
+          await showLobby();
+        } catch (err) {
+          if (err.status === 401) showAuth(); // the token was reset or the user deactivated
+          throw err;
+        }
+      })();
+    }
+    else showAuth();
   });
 })();

@@ -188,7 +188,7 @@
   }
 
   function renderStatus() {
-    document.getElementById("table-title").textContent = `${state.game} table`;
+    document.getElementById("table-title").textContent = `${state.game[0].toUpperCase()}${state.game.slice(1)} table`;
     document.title = `${state.game} · Card games`;
     document.getElementById("status-line").textContent =
       `Status ${state.status} · phase ${state.phase} · round ${state.round} · version ${state.version}`;
@@ -290,7 +290,7 @@
     } else if (state.game === "pitch") {
       parts.push(fact("Bids", (pub.bids || []).map((b) => `${seatName(b.seat)}: ${b.kind === "pass" ? "pass" : b.value}`).join("; ") || "none yet"));
       if (pub.high_bid) parts.push(fact("High bid", `${pub.high_bid} by ${seatName(pub.high_bidder)}`));
-      parts.push(fact("Trump", pub.trump ? `${pub.trump}` : "not yet"));
+      parts.push(fact("Trump", pub.trump ? Play.suitName(pub.trump) : "not yet"));
       if (pub.pitcher !== null && pub.pitcher !== undefined) parts.push(fact("Pitcher", seatName(pub.pitcher)));
       parts.push(fact("Trick", el("span", {}, (pub.trick || []).map((p) => el("span", { class: "play" }, `${seatName(p.seat)}: `, cardSpan(p.card))))));
       parts.push(fact("Target", pub.target_score));

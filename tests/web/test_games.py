@@ -1,0 +1,92 @@
+"""Each game played in the browser by clicking, against bots (issue 16). Every move is made
+through the page: cards are selected by clicking them and the move is one the server listed."""
+
+from __future__ import annotations
+
+import re
+
+from tests.web.conftest import (
+    add_bots_and_start,
+    create_table,
+    log_in,
+    register,
+    screenshot,
+    unique_name,
+    wait_for_decision,
+)
+
+
+def click_some_move(page):
+    """A player's choice by clicking: the first usable card, then the move that uses exactly
+    the selected cards, else the first listed move that uses it, else a move without cards
+    (pass, bid ...)."""
+    cards = page.locator("#you-panel button.card:not([disabled])")
+    if cards.count():
+        cards.first.click()
+        send = page.locator("#send-selected")
+        if send.is_enabled():
+            send.click()
+        else:
+            page.locator("#moves .shortlist button").first.click()
+    else:
+        page.locator("#moves button:not(#send-selected)").first.click()
+
+
+def test_president_hand_played_to_its_end_by_clicking(page):
+    register(page, unique_name())
+    create_table(page, "president", 4, {"hands": 1, "bot_delay": 0})
+    add_bots_and_start(page, 3)
+    assert page.locator("#hand button.card").count() == 13  # 52 cards, four hands
+    screenshotted = False
+    moves = 0
+    while wait_for_decision(page).startswith("Your move"):
+        if not screenshotted and page.locator("#public", has_text="Standing play: seat").count():
+            screenshot(page, "president")  # a standing play on the table, your hand below
+            screenshotted = True
+        before = page.locator("#status-line").inner_text()
+        click_some_move(page)
+        page.wait_for_function(
+            "before => document.getElementById('status-line').textContent !== before", arg=before
+        )
+        moves += 1
+        assert moves < 200
+    assert page.get_by_role("alert").is_hidden()  # no move was refused
+    assert "Status finished" in page.locator("#status-line").inner_text()
+    assert re.search(r"Finished\. Winners?: seat", page.locator("#turn-line").inner_text())
+    # Every player's finish is in the public table and the log.
+    assert page.locator("#public", has_text="Finished: seat").count() == 1
+    assert page.locator("#log li").count() > moves
+    if not screenshotted:
+        screenshot(page, "president")
+
+
+def test_pitch_hand_with_a_bid(page, staff_user):
+    # A staff seed fixes the deal and the first dealer (bots still choose at random).
+    log_in(page, staff_user.username)
+    create_table(page, "pitch", 3, {"bot_delay": 0}, seed=7)
+    add_bots_and_start(page, 2)
+    assert page.locator("#hand button.card").count() == 6  # A-2: six cards each
+    # The auction comes round to us: bid the highest value the server lists.
+    wait_for_decision(page)
+    bids = page.locator("#moves button", has_text=re.compile(r"^Bid \d$"))
+    if bids.count():
+        bids.last.click()
+    else:  # the dealer facing a bid of 4 may only pass or pitch
+        page.locator("#moves button", has_text="Pass").click()
+    page.locator("#log li", has_text=re.compile(r"seat 0 \(.*you\): (Bid \d|Pass)")).wait_for()
+    page.locator("#public", has_text="Trump: ").wait_for()
+    # Play cards by clicking until the hand is scored and the next is dealt (or the game ends).
+    shot = False
+    while wait_for_decision(page).startswith("Your move"):
+        if "round 1" not in page.locator("#status-line").inner_text():
+            break
+        if not shot and page.locator("#public", has_text=re.compile(r"Trump: [♣♦♥♠]")).count():
+            screenshot(page, "pitch")
+            shot = True
+        before = page.locator("#status-line").inner_text()
+        click_some_move(page)
+        page.wait_for_function("before => document.getElementById('status-line').textContent !== before", arg=before)
+    assert page.get_by_role("alert").is_hidden()
+    # The hand was played out and scored: the next hand is dealt, or the game is over.
+    assert re.search(r"round 2|Status finished", page.locator("#status-line").inner_text())
+    page.locator("#public", has_text=re.compile(r"Trump: (not yet|[♣♦♥♠])")).wait_for()
