@@ -59,6 +59,10 @@
         return "Take the pile";
       case "decline_rule":
         return "Decline to write a rule";
+      case "write_rule":
+        return "Write a house rule";
+      case "propose_vote":
+        return "Propose a Rule Vote";
       case "ballot":
         return move.yes ? "Vote yes" : "Vote no";
       case "abstain":
@@ -306,7 +310,7 @@
       parts.push(fact("Round", `${pub.round}${pub.rounds ? ` of ${pub.rounds}` : ""} · session ${pub.session}`));
       if (pub.direction_reversed) parts.push(fact("Direction", "reversed"));
       if (pub.pause) parts.push(fact("Paused", `play waits for the ${pub.pause}`));
-      if (pub.window) parts.push(fact("Winner's window", `${seatName(pub.window.winner)} ${pub.window.open ? "may write a house rule" : "is done"}`));
+      if (pub.window && pub.window.open) parts.push(fact("Winner's window", `${seatName(pub.window.winner)} may write a house rule`));
     }
     box.replaceChildren(...parts);
   }
@@ -519,8 +523,7 @@
   }
 
   function proposeForm(pub) {
-    const form = el("form", { id: "propose-form", class: "form" },
-      el("h3", {}, "Propose a Rule Vote (one per round, L-12.1)"),
+    const form = el("form", { class: "form" },
       select("pv-kind", "kind", ["remove", "modify", "restore", "base_rule"], "kind"),
       number("pv-rule", "rule_id", "rule id (remove, modify, restore)", { min: 1 }),
       select("pv-key", "key", ["", ...Object.keys(pub.rules || {})], "base rule (base_rule)"),
@@ -542,7 +545,8 @@
       }
       act(() => post(`/tables/${tableId}/rule-votes`, body));
     });
-    return form;
+    // Folded away: most turns are not about votes, and a phone screen is short.
+    return el("details", { id: "propose-form" }, el("summary", {}, "Propose a Rule Vote (one per round, L-12.1)"), form);
   }
 
   function renderLopti() {
@@ -565,7 +569,7 @@
     if (legal.some((m) => m.type === "decline_rule")) nodes.push(keep || houseRuleForm());
     if (pub.vote) nodes.push(voteBox(pub.vote, legal));
     if (pub.duel) nodes.push(duelBox(pub.duel, legal));
-    if (state.you && state.status === "active" && !pub.vote_used && !pub.vote && !pub.window) {
+    if (state.you && state.status === "active" && !pub.vote_used && !pub.vote && !(pub.window && pub.window.open)) {
       nodes.push(document.getElementById("propose-form") || proposeForm(pub));
     }
     document.getElementById("lopti").replaceChildren(...nodes);
