@@ -72,7 +72,8 @@
       case "no_champion":
         return "Do not come forward";
       case "throw":
-        return `Throw ${move.throw}`;
+        // The log keeps a throw secret until the pair is complete (L-12.4).
+        return move.throw ? `Throw ${move.throw}` : "Throw (hidden until both threw)";
       default:
         return move.type;
     }
@@ -518,6 +519,8 @@
       el("h3", {}, `Rock-paper-scissors ${duel.kind}: ${seatName(a)} vs ${seatName(b)}`),
       el("p", {}, `Score ${duel.score[0]}–${duel.score[1]} (first to ${duel.first_to}) · ${duel.status}${duel.winner !== null && duel.winner !== undefined ? ` · winner ${seatName(duel.winner)}` : ""}`),
       duel.waiting.length ? el("p", {}, `Waiting for ${duel.waiting.map(seatName).join(", ")}`) : null,
+      // Your own pending throw only; the other's stays hidden until both threw (L-12.4).
+      state.you && state.you.throw ? el("p", {}, `You threw ${state.you.throw.throw}.`) : null,
       el("ol", { class: "throws" }, duel.throws.map((t) => el("li", {}, t.throws.join(" vs ")))),
       throws.length ? el("div", { class: "buttons", role: "group", "aria-label": "Your throw" }, throws.map((m) => moveButton(m))) : null);
   }
