@@ -85,11 +85,30 @@ class PlayServer:
         self.socket.close()
 
 
+
 @pytest.fixture(scope="session")
-def play_server(django_db_setup):
+def play_server(django_db_setup, django_db_blocker):
     server = PlayServer()
     yield server
     server.stop()
+    _close_server_connections(django_db_blocker)
+
+
+def _close_server_connections(django_db_blocker):
+    """The server ran requests in per-request threads (asgiref's ThreadSensitiveContext);
+    some leave a database connection open after their thread is gone, and PostgreSQL will
+    not drop the test database while one is. They belong to this process's stopped server,
+    on this process's own test database, so end them."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return  # SQLite's test database is a file: open handles do not stop its removal
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    connection.close()
 
 
 @pytest.fixture
