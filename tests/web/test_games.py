@@ -90,3 +90,35 @@ def test_pitch_hand_with_a_bid(page, staff_user):
     # The hand was played out and scored: the next hand is dealt, or the game is over.
     assert re.search(r"round 2|Status finished", page.locator("#status-line").inner_text())
     page.locator("#public", has_text=re.compile(r"Trump: (not yet|[♣♦♥♠])")).wait_for()
+
+
+def tab_to(page, selector: str, limit: int = 60):
+    """Press Tab until the focused element matches `selector`; return it."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement.matches(s)", selector):
+            return page.locator(":focus")
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def test_a_move_by_keyboard_alone_with_visible_focus(page):
+    register(page, unique_name())
+    create_table(page, "president", 4, {"hands": 1, "bot_delay": 0})
+    add_bots_and_start(page, 3)
+    wait_for_decision(page)
+    card = tab_to(page, "#hand button.card:not([disabled])")
+    # The focused control is outlined (:focus-visible), not only recoloured.
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+    code = card.get_attribute("data-card")
+    page.keyboard.press("Space")
+    # The page re-rendered for the selection; focus stayed on the same card.
+    selected = page.locator(f'#hand button[data-card="{code}"]')
+    assert selected.get_attribute("aria-pressed") == "true"
+    assert page.evaluate("document.activeElement.dataset.card") == code
+    if page.locator("#send-selected").is_enabled():
+        tab_to(page, "#send-selected")
+    else:  # this card is only legal with others: a shortlisted move that uses it
+        tab_to(page, "#moves .shortlist button")
+    page.keyboard.press("Enter")
+    page.locator("#log li", has_text=re.compile(rf"you\): Play .*{re.escape(code[:-1])}")).wait_for()
+    assert page.get_by_role("alert").is_hidden()

@@ -103,6 +103,13 @@ def test_lopti_winner_writes_a_house_rule_with_the_form(page, server, staff_user
     form.get_by_label("event").select_option("play")
     form.get_by_label("ranks").fill("A")
     form.locator("#hr-effect-0").select_option("draw")
+    # `draw` needs a target (L-11.7): the server's refusal is shown as its message, and the
+    # form keeps what was typed.
+    form.get_by_role("button", name="Write the rule").click()
+    alert = page.get_by_role("alert")
+    alert.wait_for()
+    assert "target" in alert.inner_text()
+    assert form.get_by_label("Description").input_value() == "After an ace, the next player draws a card."
     form.locator("#hr-target-0").select_option("next_player")
     form.locator("#hr-count-0").fill("1")
     form.get_by_role("button", name="Write the rule").click()
