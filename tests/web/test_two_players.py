@@ -22,6 +22,8 @@ def seat_two_humans(new_page):
     table_id = create_table(alice, "lopti", 2, {"bot_delay": 0})
     bob.goto("/play/")
     bob.locator(f'#open-tables a[href="/play/tables/{table_id}/"]').click()
+    bob.get_by_text("Waiting for players").wait_for()
+    assert bob.locator("#you-panel").is_hidden()  # a spectator has no cards and no moves
     bob.get_by_role("button", name="Join").click()
     alice.locator("#seats li", has_text=bob_name).wait_for()
     alice.get_by_role("button", name="Start").click()

@@ -156,6 +156,7 @@
       }),
     );
     document.getElementById("create-form").addEventListener("submit", guard(createTable));
+    document.getElementById("refresh").addEventListener("click", guard(loadTables));
     if (Play.token()) {
       guard(async () => {
         try {
