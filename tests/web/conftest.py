@@ -138,13 +138,18 @@ def new_page(browser, server, request):
     """new_page(phone=False) -> a page in its own browser context (its own localStorage, so
     one context is one person); `phone` gives a phone-sized viewport."""
     contexts = []
+    script_errors = []
 
     def make(phone: bool = False):
         viewport = {"width": 390, "height": 844} if phone else {"width": 1200, "height": 900}
         context = browser.new_context(base_url=server.url, viewport=viewport)
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
-        return context.new_page()
+        page = context.new_page()
+        # An uncaught exception in the client's JavaScript fails the test, even when the
+        # page happened to look right.
+        page.on("pageerror", lambda error: script_errors.append(str(error)))
+        return page
 
     yield make
     for n, context in enumerate(contexts):
@@ -152,6 +157,7 @@ def new_page(browser, server, request):
             for m, open_page in enumerate(context.pages):
                 screenshot(open_page, f"failed-{request.node.name}-{n}-{m}")
         context.close()
+    assert script_errors == []
 
 
 @pytest.hookimpl(wrapper=True)
