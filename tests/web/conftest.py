@@ -1,6 +1,8 @@
 """Browser tests of the web client at /play/ (issue 16): Playwright for Python driving
-Debian's Chromium against the ASGI app under uvicorn (PlayServer). Celery runs eagerly in tests, so a bot
-seat moves inside the request that made it due (bot_delay 0) and the page sees it at once.
+Debian's Chromium against the project's ASGI app under uvicorn (PlayServer). Celery runs
+eagerly in tests, so a bot seat moves inside the request that made it due (bot_delay 0) and
+the page sees it at once. (Checked by hand too: `manage.py serve` with its real worker and
+the default bot_delay plays a President hand to its end through the page.)
 
 Skipped with a clear message when Chromium (or Playwright) is missing; `.ci/run` installs
 Chromium first. Screenshots go to $PLAY_SCREENSHOT_DIR (default var/screenshots) for CI to
@@ -83,7 +85,6 @@ class PlayServer:
         self.server.should_exit = True
         self.thread.join(10)
         self.socket.close()
-
 
 
 @pytest.fixture(scope="session")
