@@ -7,6 +7,7 @@ import re
 
 from tests.web.conftest import (
     add_bots_and_start,
+    api_call,
     create_table,
     log_in,
     register,
@@ -122,3 +123,50 @@ def test_a_move_by_keyboard_alone_with_visible_focus(page):
     page.keyboard.press("Enter")
     page.locator("#log li", has_text=re.compile(rf"you\): Play .*{re.escape(code[:-1])}")).wait_for()
     assert page.get_by_role("alert").is_hidden()
+
+
+def test_president_exchange_the_president_gives_a_card_back(page, server, staff_user):
+    """Seat 0 is dealt the 13 highest cards, so it wins every trick of hand 1 and is
+    President; in hand 2 the Scum's highest card comes to it (P-3.1) and it gives one back
+    by clicking."""
+    from tests.api.helpers import president_hands_deck
+
+    hands, _ = president_hands_deck()
+    top = [hands[3 - i % 4][i // 4] for i in range(52)]  # seat 0 gets the highest hand
+    table = api_call(server, staff_user.token, "POST", "/tables", {
+        "game": "president", "seats": 4, "options": {"hands": 2, "exchange": "one", "bot_delay": 0},
+        "deck": top, "first_dealer": 3, "seed": 5,
+    })
+    for _ in range(3):
+        api_call(server, staff_user.token, "POST", f"/tables/{table['id']}/bots", {"level": "easy"})
+    api_call(server, staff_user.token, "POST", f"/tables/{table['id']}/start", {})
+    log_in(page, staff_user.username)
+    page.goto(f"/play/tables/{table['id']}/")
+    assert sorted(hand_codes(page)) == sorted(hands[3])
+
+    for _ in range(40):  # hand 1: play until the exchange of hand 2 asks us to give
+        wait_for_decision(page)
+        if page.locator("#you-panel", has_text="Card exchange").count():
+            break
+        before = page.locator("#status-line").inner_text()
+        click_some_move(page)
+        page.wait_for_function("b => document.getElementById('status-line').textContent !== b", arg=before)
+    assert "round 2" in page.locator("#status-line").inner_text()
+    assert "· president ·" in page.locator("#seats li").nth(0).inner_text()  # P-2 roles
+    received = page.locator('[aria-label="cards received"] .card')
+    assert received.count() == 1
+    card = page.locator("#hand button.card:not([disabled])").first
+    code = card.get_attribute("data-card")
+    card.click()
+    assert page.locator("#send-selected").inner_text().startswith("Give ")
+    page.locator("#send-selected").click()
+    page.locator('[aria-label="cards given"] .card').wait_for()
+    assert page.locator('[aria-label="cards given"] .card').get_attribute("data-card") == code
+    assert code not in hand_codes(page)
+    page.locator("#log li", has_text=re.compile(r"you\)(?: \(\w+\))?: Give")).wait_for()
+    assert page.get_by_role("alert").is_hidden()
+    screenshot(page, "president-exchange")
+
+
+def hand_codes(page) -> list[str]:
+    return [b.get_attribute("data-card") for b in page.locator("#hand button.card").all()]

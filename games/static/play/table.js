@@ -148,6 +148,7 @@
           lastSeq = entry.seq;
           list.append(logItem(entry));
         }
+        if (entries.length) list.scrollTop = list.scrollHeight; // the newest entry in view
         if (entries.length < 500) break; // a full page means there is more
       }
     } catch (err) {
@@ -222,7 +223,7 @@
   }
 
   const SEAT_FACTS = [
-    ["role", (v) => v],
+    ["role", (v) => String(v).replace(/_/g, " ")],
     ["place", (v) => `place ${v}`],
     ["card_count", (v) => `${v} cards`],
     ["hand_count", (v) => `${v} in hand`],
@@ -371,6 +372,11 @@
       extra.push(el("div", { class: "cards", role: "group", "aria-label": "Your face-down cards" }, "Face down: ",
         state.you.face_down_positions.map((i) => cardButton(`down:${i}`, "?", `face-down card ${i + 1}`, "card back", usable.has(`down:${i}`)))));
     }
+    // President's card exchange (P-3): what you received and gave this hand, what you owe.
+    const you = state.you;
+    if (you.received && you.received.length) extra.push(fact("You received", cardRow(you.received, "cards received")));
+    if (you.gave && you.gave.length) extra.push(fact("You gave", cardRow(you.gave, "cards given")));
+    if (you.must_give) extra.push(fact("Card exchange", `give ${you.must_give} card${you.must_give === 1 ? "" : "s"} of your choice`));
     document.getElementById("own-table-cards").replaceChildren(...extra);
 
     const buttons = legal.filter((m) => !moveCards(m) && !VOTE_MOVES.has(m.type)).map((m) => moveButton(m));
