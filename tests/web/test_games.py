@@ -142,6 +142,7 @@ def test_president_exchange_the_president_gives_a_card_back(page, server, staff_
     api_call(server, staff_user.token, "POST", f"/tables/{table['id']}/start", {})
     log_in(page, staff_user.username)
     page.goto(f"/play/tables/{table['id']}/")
+    wait_for_decision(page)  # the first state is rendered
     assert sorted(hand_codes(page)) == sorted(hands[3])
 
     for _ in range(40):  # hand 1: play until the exchange of hand 2 asks us to give

@@ -56,11 +56,16 @@ def test_two_humans_see_their_own_hands_and_each_others_moves(new_page):
     # L-2.4: the dealer, drawn from the table's seed, plays first.
     mover, watcher = (alice, bob) if alice.locator("#turn-line").inner_text() == "Your move" else (bob, alice)
     assert mover.locator("#turn-line").inner_text() == "Your move"
-    card = mover.locator("#hand button.card:not([disabled])").first
-    code = card.get_attribute("data-card")
-    card.click()
+    usable = mover.locator("#hand button.card:not([disabled])")
+    codes = [c.get_attribute("data-card") for c in usable.all()]
+    # A card that stays on the pile: a 3 is discarded (L-6.2) and a 10 clears it (L-6.4).
+    code = next((c for c in codes if c[:-1] not in ("3", "10")), codes[0])
+    mover.locator(f'#hand button[data-card="{code}"]').click()
     mover.locator("#send-selected").click()
-    watcher.locator(f'#public [aria-label="play pile"] [data-card="{code}"]').wait_for()
+    if code[:-1] not in ("3", "10"):
+        watcher.locator(f'#public [aria-label="play pile"] [data-card="{code}"]').wait_for()
+    else:
+        watcher.locator("#log li", has_text=f"Play {code[:-1]}").wait_for()
     screenshot(alice, "two-players-alice")
     screenshot(bob, "two-players-bob-phone")
 

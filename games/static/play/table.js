@@ -12,6 +12,7 @@
   let summary = null;
   let lastSeq = 0;
   let logBusy = false;
+  let logAgain = false;
   let watcher = null;
   const selected = new Set();
 
@@ -129,7 +130,10 @@
 
   async function loadSummary() {
     try {
-      summary = await get(`/tables/${tableId}`);
+      const next = await get(`/tables/${tableId}`);
+      // Two reads can cross; keep the newer.
+      if (summary && next.version < summary.version) return;
+      summary = next;
       renderActions();
     } catch (err) {
       showError(err);
@@ -137,10 +141,16 @@
   }
 
   async function loadLog() {
-    if (logBusy) return;
+    // One reader at a time (entries are appended in order); a version that arrives while it
+    // reads makes it read once more, or that version's entries would wait for the next one.
+    if (logBusy) {
+      logAgain = true;
+      return;
+    }
     logBusy = true;
     try {
       for (;;) {
+        logAgain = false;
         const entries = await get(`/tables/${tableId}/moves?after=${lastSeq}`);
         const list = document.getElementById("log");
         for (const entry of entries) {
@@ -149,7 +159,7 @@
           list.append(logItem(entry));
         }
         if (entries.length) list.scrollTop = list.scrollHeight; // the newest entry in view
-        if (entries.length < 500) break; // a full page means there is more
+        if (entries.length < 500 && !logAgain) break; // a full page means there is more
       }
     } catch (err) {
       showError(err);
