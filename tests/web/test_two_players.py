@@ -77,6 +77,12 @@ def test_rule_vote_ballot_and_duel_throws(new_page):
     alice.get_by_label("kind").select_option("base_rule")
     alice.get_by_label("base rule (base_rule)").select_option("draw_rule")
     alice.get_by_label("new value").fill("refill")
+    # An update while Alice is typing (Bob's swap decision) leaves her field, its value and
+    # her focus alone.
+    bob.get_by_role("button", name="Keep (no swap)").click()
+    alice.locator("#log li", has_text=re.compile(rf"{bob_name}\): Keep")).wait_for()
+    assert alice.get_by_label("new value").input_value() == "refill"
+    assert alice.evaluate("document.activeElement.id") == "pv-value"
     alice.get_by_label("applies").select_option("next_round")
     alice.get_by_role("button", name="Propose").click()
     bob.locator("#vote", has_text="base_rule draw_rule").wait_for()

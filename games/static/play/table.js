@@ -115,16 +115,15 @@
 
   function applyState(next) {
     // Answers can cross (our move's response and a poll): never go back in versions.
-    if (state && next.version < state.version) return;
-    const changed = !state || next.version !== state.version;
+    // The same version twice (a move's answer, then the poll) is the same state: no
+    // re-render, which would also take focus from a field being typed in.
+    if (state && next.version <= state.version) return;
     state = next;
-    if (changed) {
-      // A selection belongs to the legal moves it was made from.
-      const still = new Set((state.legal_moves || []).flatMap((m) => moveCards(m) || []));
-      for (const key of [...selected]) if (!still.has(key)) selected.delete(key);
-      loadSummary();
-      loadLog();
-    }
+    // A selection belongs to the legal moves it was made from.
+    const still = new Set((state.legal_moves || []).flatMap((m) => moveCards(m) || []));
+    for (const key of [...selected]) if (!still.has(key)) selected.delete(key);
+    loadSummary();
+    loadLog();
     render();
   }
 
@@ -568,30 +567,35 @@
     return el("details", { id: "propose-form" }, el("summary", {}, "Propose a Rule Vote (one per round, L-12.1)"), form);
   }
 
+  /* Shows `make()`'s element in `slot` while `wanted`, and leaves an element already shown
+     untouched: a form being filled in keeps its values and its focus across updates. */
+  function keepIn(slot, wanted, make) {
+    const box = document.getElementById(slot);
+    if (!wanted) box.replaceChildren();
+    else if (!box.firstElementChild) box.append(make());
+  }
+
   function renderLopti() {
     const panel = document.getElementById("lopti-panel");
     panel.hidden = state.game !== "lopti" || state.status === "open";
     if (panel.hidden) return;
     const pub = state.public;
     const legal = state.legal_moves || [];
-    const nodes = [];
     const rules = pub.house_rules || [];
-    nodes.push(el("h3", {}, "House rules"));
-    nodes.push(rules.length
+    document.getElementById("lopti-rules").replaceChildren(rules.length
       ? el("ul", { id: "house-rules" }, rules.map((r) => el("li", {}, `#${r.id} by ${seatName(r.author)} (${r.status}): ${r.rule.description}`,
         r.author === mySeat() && r.status === "active"
           ? el("button", { type: "button", class: "secondary", onclick: () => act(() => del(`/tables/${tableId}/house-rules/${r.id}`)) }, `Delete rule #${r.id}`)
           : null)))
       : el("p", { class: "muted" }, "No house rules in this session."));
     // The form is offered exactly when the server lists the winner's decision.
-    const keep = document.getElementById("house-rule-form");
-    if (legal.some((m) => m.type === "decline_rule")) nodes.push(keep || houseRuleForm());
-    if (pub.vote) nodes.push(voteBox(pub.vote, legal));
-    if (pub.duel) nodes.push(duelBox(pub.duel, legal));
-    if (state.you && state.status === "active" && !pub.vote_used && !pub.vote && !(pub.window && pub.window.open)) {
-      nodes.push(document.getElementById("propose-form") || proposeForm(pub));
-    }
-    document.getElementById("lopti").replaceChildren(...nodes);
+    keepIn("lopti-write", legal.some((m) => m.type === "decline_rule"), houseRuleForm);
+    document.getElementById("lopti-vote").replaceChildren(...[
+      pub.vote ? voteBox(pub.vote, legal) : null,
+      pub.duel ? duelBox(pub.duel, legal) : null,
+    ].filter(Boolean));
+    const mayPropose = state.you && state.status === "active" && !pub.vote_used && !pub.vote && !(pub.window && pub.window.open);
+    keepIn("lopti-propose", mayPropose, () => proposeForm(pub));
   }
 
   /* --- start ----------------------------------------------------------------------------- */
