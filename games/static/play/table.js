@@ -408,6 +408,7 @@
           wider.slice(0, 12).map((m) => moveButton(m, "secondary")), wider.length > 12 ? ` and ${wider.length - 12} more` : ""));
       }
     }
+    if (!legal.length) nodes.push(el("span", { class: "muted" }, "None now: the table waits for another player."));
     document.getElementById("moves").replaceChildren(...nodes);
   }
 
