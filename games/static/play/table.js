@@ -408,7 +408,10 @@
           wider.slice(0, 12).map((m) => moveButton(m, "secondary")), wider.length > 12 ? ` and ${wider.length - 12} more` : ""));
       }
     }
-    if (!legal.length) nodes.push(el("span", { class: "muted" }, "None now: the table waits for another player."));
+    if (!legal.length) {
+      const why = state.status === "finished" ? "the game is over." : "the table waits for another player.";
+      nodes.push(el("span", { class: "muted" }, `None now: ${why}`));
+    }
     document.getElementById("moves").replaceChildren(...nodes);
   }
 
