@@ -7,6 +7,7 @@ from config import docs, health
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
+    path("play/", include("games.web.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", docs.SwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", docs.RedocView.as_view(url_name="schema"), name="redoc"),

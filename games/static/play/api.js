@@ -1,0 +1,206 @@
+/* The web client's only door to the server: the public API under /api/v1 with the token
+   from /auth/register or /auth/token, kept in localStorage. No game rule lives here: the
+   pages show what the API says and send the moves it lists. See docs/web-client.md. */
+"use strict";
+
+const Play = (() => {
+  const TOKEN_KEY = "cardgames.token";
+  const USER_KEY = "cardgames.user";
+  const BASE = "/api/v1";
+
+  class ApiError extends Error {
+    constructor(status, body) {
+      super((body && body.message) || `HTTP ${status}`);
+      this.status = status;
+      this.code = body && body.code;
+      this.detail = body && body.detail;
+    }
+  }
+
+  const token = () => localStorage.getItem(TOKEN_KEY);
+  const user = () => JSON.parse(localStorage.getItem(USER_KEY) || "null");
+
+  function signIn(key, who) {
+    localStorage.setItem(TOKEN_KEY, key);
+    localStorage.setItem(USER_KEY, JSON.stringify(who));
+  }
+
+  function signOut() {
+    localStorage.removeItem(TOKEN_KEY);
+    localStorage.removeItem(USER_KEY);
+  }
+
+  function headers(extra) {
+    const h = { Accept: "application/json", ...extra };
+    if (token()) h.Authorization = `Token ${token()}`;
+    return h;
+  }
+
+  function newKey() {
+    // crypto.randomUUID needs a secure context; a phone on the LAN over http has none.
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    return `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  }
+
+  /* One API call. Resolves to the parsed body (null for an empty one); rejects with an
+     ApiError carrying the API's {code, message, detail}. Cookies are never sent, so a
+     Django admin session in the same browser does not turn token calls into CSRF-checked
+     session calls. Every POST carries an Idempotency-Key, so a client that retries after a
+     lost response (a phone changing networks) cannot move twice. */
+  async function call(method, path, body) {
+    const extra = {};
+    if (body !== undefined) extra["Content-Type"] = "application/json";
+    if (method === "POST") extra["Idempotency-Key"] = newKey();
+    const response = await fetch(BASE + path, {
+      method,
+      headers: headers(extra),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit",
+    });
+    const text = await response.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch (err) {
+      data = { message: `unexpected answer (HTTP ${response.status})` };
+    }
+    if (!response.ok) {
+      if (response.status === 401 && token()) signOut();
+      throw new ApiError(response.status, data);
+    }
+    return data;
+  }
+
+  const get = (path) => call("GET", path);
+  const post = (path, body) => call("POST", path, body === undefined ? {} : body);
+  const del = (path) => call("DELETE", path);
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /* Follows a table's state: calls onState(state) with every new version and onError(err)
+     on failures, until stop(). Today a `?wait=` long-poll with If-None-Match (api.md,
+     Polling); the push stream (`/events`, SSE) can replace it behind the same three
+     methods without touching the pages. */
+  function watchState(tableId, onState, onError) {
+    const WAIT = 25; // seconds; the API holds a request at most 30
+    let etag = null;
+    let stopped = false;
+    let controller = null;
+
+    async function loop() {
+      while (!stopped) {
+        controller = new AbortController();
+        const h = {};
+        if (etag) h["If-None-Match"] = etag;
+        try {
+          const response = await fetch(`${BASE}/tables/${tableId}/state?wait=${etag ? WAIT : 0}`, {
+            headers: headers(h),
+            credentials: "omit",
+            signal: controller.signal,
+          });
+          if (response.status === 304) continue; // nothing changed during the wait
+          const data = await response.json();
+          if (!response.ok) throw new ApiError(response.status, data);
+          etag = response.headers.get("ETag");
+          onState(data);
+        } catch (err) {
+          if (stopped) return;
+          if (err.name === "AbortError") continue; // refresh(): ask again at once
+          onError(err);
+          if (err.status === 404 || err.status === 401) return;
+          await sleep(2000);
+        }
+      }
+    }
+
+    loop();
+    return {
+      stop() {
+        stopped = true;
+        if (controller) controller.abort();
+      },
+      // Ends the current wait and asks again (after our own move, whose state we already
+      // have, the next answer comes at once since the version moved on).
+      refresh() {
+        if (controller) controller.abort();
+      },
+    };
+  }
+
+  /* --- presentation helpers shared by the pages --- */
+
+  const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
+  const RANKS = { J: "jack", Q: "queen", K: "king", A: "ace" };
+
+  function cardLabel(code) {
+    if (code === "RJ") return "red joker";
+    if (code === "BJ") return "black joker";
+    const rank = code.slice(0, -1);
+    const suit = SUITS[code.slice(-1)];
+    return `${RANKS[rank] || rank} of ${suit ? suit[1] : code.slice(-1)}`;
+  }
+
+  function suitName(suit) {
+    return SUITS[suit] ? `${SUITS[suit][0]} ${SUITS[suit][1]}` : suit;
+  }
+
+  function cardText(code) {
+    if (code === "RJ" || code === "BJ") return `${code[0]}🃏`;
+    const suit = SUITS[code.slice(-1)];
+    return code.slice(0, -1) + (suit ? suit[0] : code.slice(-1));
+  }
+
+  function cardClass(code) {
+    const suit = code.slice(-1);
+    return suit === "D" || suit === "H" || code === "RJ" ? "card red" : "card black";
+  }
+
+  /* A face-up card for reading (not a button). */
+  function cardSpan(code) {
+    const span = el("span", { class: cardClass(code), title: cardLabel(code) }, cardText(code));
+    span.setAttribute("aria-label", cardLabel(code));
+    span.dataset.card = code;
+    return span;
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "onclick") node.addEventListener("click", value);
+      else if (key === "dataset") Object.assign(node.dataset, value);
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function showError(err) {
+    const box = document.getElementById("error");
+    if (!box) return;
+    box.textContent = err ? err.message || String(err) : "";
+    box.hidden = !err;
+  }
+
+  function header() {
+    const who = user();
+    const whoami = document.getElementById("whoami");
+    const logout = document.getElementById("logout");
+    whoami.textContent = who ? `Signed in as ${who.username}` : "";
+    logout.hidden = !who;
+    logout.onclick = () => {
+      signOut();
+      window.location.href = "/play/";
+    };
+  }
+
+  document.addEventListener("DOMContentLoaded", header);
+
+  return {
+    ApiError, token, user, signIn, signOut, get, post, del, watchState, sleep,
+    cardLabel, cardText, cardClass, suitName, cardSpan, el, showError, header,
+  };
+})();
