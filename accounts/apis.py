@@ -78,6 +78,7 @@ class MeApi(APIView):
         is_staff = serializers.BooleanField()
         date_joined = serializers.DateTimeField()
         stats = serializers.DictField(help_text="tables_played, tables_active, tables_finished, wins, by_game")
+        ratings = serializers.DictField(help_text="per game slug: {rating, mu, sigma, games, wins} (rated tables only)")
 
         class Meta:
             ref_name = "Me"
@@ -93,6 +94,7 @@ class MeApi(APIView):
                 "is_staff": user.is_staff,
                 "date_joined": user.date_joined,
                 "stats": selectors.user_stats(user),
+                "ratings": selectors.user_ratings(user),
             }
         )
 

@@ -35,3 +35,9 @@ def user_tables_with_turns(user) -> list[dict]:
         summary["deadline"] = table.deadline
         out.append(summary)
     return out
+
+
+def user_ratings(user) -> dict:
+    from games.services import ratings
+
+    return ratings.ratings_of(user)

@@ -2,7 +2,7 @@ from django.urls import path
 
 from accounts import apis as accounts_apis
 from games import apis as games_apis
-from games import lopti_apis, push_apis
+from games import lopti_apis, push_apis, ratings_apis
 from games.longpoll import table_state
 
 urlpatterns = [
@@ -14,6 +14,8 @@ urlpatterns = [
     path("me/webhooks/<int:webhook_id>", push_apis.WebhookDetailApi.as_view(), name="me-webhook"),
     path("me/webhooks/<int:webhook_id>/deliveries", push_apis.WebhookDeliveriesApi.as_view(), name="me-webhook-deliveries"),
     path("games", games_apis.GamesApi.as_view(), name="games"),
+    path("leaderboards/<slug:game>", ratings_apis.LeaderboardApi.as_view(), name="leaderboard"),
+    path("players/<str:username>", ratings_apis.PlayerApi.as_view(), name="player"),
     path("tables", games_apis.TablesApi.as_view(), name="tables"),
     path("tables/<uuid:table_id>", games_apis.TableDetailApi.as_view(), name="table-detail"),
     path("tables/<uuid:table_id>/join", games_apis.TableJoinApi.as_view(), name="table-join"),

@@ -148,6 +148,7 @@ class GamesApi(APIView):
         catalogue = [g.catalogue() for g in registry.all_games()]
         for game in catalogue:
             game["options"]["bot_delay"] = tables.BOT_DELAY_OPTION
+            game["options"]["rated"] = tables.RATED_OPTION
         return Response(catalogue)
 
 

@@ -36,6 +36,10 @@ class Table(models.Model):
     # lets the periodic sweep find tables whose bot task was lost.
     bot_pending = models.BooleanField(default=False, db_index=True)
     aborted = models.BooleanField(default=False)
+    # Ratings (api.md): the `rated` table option, and whether staff fixed the seed (a table with
+    # a staff deck or seed is never rated: its deals were chosen).
+    rated = models.BooleanField(default=False)
+    staff_seed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -174,3 +178,67 @@ class WebhookDelivery(models.Model):
         ordering = ["-created_at"]
         constraints = [models.UniqueConstraint(fields=["endpoint", "dedupe_key"], name="unique_webhook_occurrence")]
         indexes = [models.Index(fields=["status", "next_attempt_at"])]
+
+
+class Rating(models.Model):
+    """A player's rating in one game (OpenSkill's Plackett-Luce model): `mu` and `sigma`, and
+    the display `rating` shown on leaderboards. Bots have one per level (their shared account)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings")
+    game = models.CharField(max_length=20)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    rating = models.IntegerField(db_index=True)
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["game", "-rating", "id"]
+        constraints = [models.UniqueConstraint(fields=["user", "game"], name="unique_rating_per_game")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.game} {self.rating}"
+
+
+class RatedTable(models.Model):
+    """A finished table that was rated, once (the unique table): the order in which ratings
+    were updated, so `recompute_ratings` can replay them."""
+
+    table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="rated_as")
+    game = models.CharField(max_length=20)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+
+class RatingHistory(models.Model):
+    """One player's part in a rated table: their team and place, and their rating before and
+    after. Rebuilding every rating from these rows, in RatedTable order, gives the stored ones."""
+
+    rated_table = models.ForeignKey(RatedTable, on_delete=models.CASCADE, related_name="entries")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_history")
+    game = models.CharField(max_length=20)
+    team = models.PositiveSmallIntegerField()
+    place = models.PositiveSmallIntegerField(help_text="1 = first; tied teams share a place")
+    won = models.BooleanField(default=False)
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+
+    class Meta:
+        ordering = ["rated_table", "team", "id"]
+
+
+class RatingReset(models.Model):
+    """An operator reset a player's rating in a game after the rated tables up to `after`."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_resets")
+    game = models.CharField(max_length=20)
+    after = models.PositiveBigIntegerField(help_text="the last RatedTable id before the reset (0: none)")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["after", "id"]

@@ -66,7 +66,7 @@ def table_summary(table: Table) -> dict:
         "version": table.version,
         "host": _player_json(table.host),
         "seats": table_seats(table),
-        "options": {**table.options, "bot_delay": table.bot_delay},
+        "options": {**table.options, "bot_delay": table.bot_delay, "rated": table.rated},
         "turn_timeout": table.turn_timeout,
         "private": table.private,
         "aborted": table.aborted,

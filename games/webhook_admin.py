@@ -1,10 +1,11 @@
-"""Operators' view of webhooks: endpoints with their recent deliveries, re-enabling a disabled
-endpoint, and resending a delivery. Secrets are never shown. Registered by games/admin.py."""
+"""Operators' pages for the push and ratings features: webhook endpoints with their recent
+deliveries (re-enable, resend; secrets are never shown) and ratings (reset). Registered by
+games/admin.py."""
 
 from django.contrib import admin, messages
 
-from games.models import WebhookDelivery, WebhookEndpoint
-from games.services import webhooks
+from games.models import Rating, WebhookDelivery, WebhookEndpoint
+from games.services import ratings, webhooks
 
 
 class DeliveryInline(admin.TabularInline):
@@ -70,6 +71,26 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         for delivery in queryset:
             webhooks.delivery_resend(delivery=delivery)
         messages.success(request, f"{queryset.count()} delivery(ies) queued again.")
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    """Operators: ratings per user and game; reset one (recorded, so a recompute agrees)."""
+
+    list_display = ("user", "game", "rating", "mu", "sigma", "games", "wins", "updated_at")
+    list_filter = ("game",)
+    search_fields = ("user__username",)
+    readonly_fields = ("user", "game", "rating", "mu", "sigma", "games", "wins", "updated_at")
+    actions = ["reset"]
+
+    @admin.action(description="Reset the selected ratings")
+    def reset(self, request, queryset):
+        for rating in queryset.select_related("user"):
+            ratings.rating_reset(user=rating.user, game=rating.game)
+        messages.success(request, f"{queryset.count()} rating(s) reset.")
 
     def has_add_permission(self, request):
         return False

@@ -245,6 +245,8 @@ SSE_RETRY_MS = int(os.environ.get("SSE_RETRY_MS", "2000"))
 WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", "10"))
 WEBHOOK_DISABLE_AFTER_HOURS = float(os.environ.get("WEBHOOK_DISABLE_AFTER_HOURS", "24"))
 WEBHOOKS_ALLOW_PRIVATE = env_bool("WEBHOOKS_ALLOW_PRIVATE", False)
+# Leaderboards list players with at least this many rated tables of the game.
+LEADERBOARD_MIN_GAMES = int(os.environ.get("LEADERBOARD_MIN_GAMES", "5"))
 IDEMPOTENCY_TTL_HOURS = 24
 
 LOGGING = {

@@ -369,6 +369,11 @@ class Game:
         Games that never move players keep the identity."""
         return list(range(state["players"]))
 
+    def teams(self, state: dict) -> list[list[int]]:
+        """The sides that win or lose together, as lists of current seats (for ratings): each
+        seat alone unless the game plays in partnerships."""
+        return [[seat] for seat in range(len(self.seat_players(state)))]
+
     # --- the move log ------------------------------------------------------------------------
     def view_event(self, event: dict, seat: int | None) -> dict:
         """An event as `seat` may see it: the "secret" part is merged in only for the seats

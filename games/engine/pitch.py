@@ -247,6 +247,12 @@ class Pitch(Game):
         return st, events
 
     # --- views -------------------------------------------------------------------------------
+    def teams(self, state: dict) -> list[list[int]]:
+        # partners opposite win and lose together.
+        if state["options"].get("partnerships"):
+            return [[0, 2], [1, 3]]
+        return [[seat] for seat in range(state["players"])]
+
     def view(self, state: dict, seat: int | None) -> dict:
         n = state["players"]
         spoken = {b["seat"]: b["value"] for b in state["bids"]}

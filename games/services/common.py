@@ -13,7 +13,7 @@ from games.engine import base as engine_base
 from games.engine import registry
 from games.models import Move, Seat, Table
 
-from . import webhooks
+from . import ratings, webhooks
 
 
 def engine_for(table: Table) -> engine_base.Game:
@@ -133,6 +133,9 @@ def apply_move(
     if engine.is_finished(state):
         table.status = Table.Status.FINISHED
         table.finished_at = timezone.now()
+        ratings.record_finished(
+            table, rows=seat_rows(table), places=engine.finishing_order(state), teams=engine.teams(state)
+        )
     refresh_deadline(table)
     bump(table, mover=None if seat is None else engine.seat_players(before)[seat])
     record = Move.objects.create(

@@ -19,6 +19,12 @@ MAX_SEED = 2**63 - 1
 DEFAULT_BOT_DELAY = 0.5
 MAX_BOT_DELAY = 60
 # api.md: `bot_delay` is a table option of every game, handled here rather than by engines.
+RATED_OPTION = {
+    "type": "bool",
+    "default": True,
+    "description": "the finished table counts for the players' ratings (public tables only; default on for "
+    "public tables, off for private ones; never with a staff deck or seed, and only with two or more humans)",
+}
 BOT_DELAY_OPTION = {
     "type": "number",
     "default": DEFAULT_BOT_DELAY,
@@ -63,12 +69,19 @@ def table_create(
         raise Invalid("first_dealer out of range", {"fields": {"first_dealer": [f"must be 0..{seats - 1}"]}})
     options = dict(options or {})
     bot_delay = options.pop("bot_delay", DEFAULT_BOT_DELAY)
+    # api.md: `rated` (default: on for public tables) is the platform's, like bot_delay.
+    rated = options.pop("rated", not private)
+    if not isinstance(rated, bool):
+        raise Invalid("rated must be true or false", {"fields": {"options": {"rated": ["must be a boolean"]}}})
+    if rated and private:
+        raise Invalid("private tables are not rated", {"fields": {"options": {"rated": ["private tables are not rated"]}}})
     if isinstance(bot_delay, bool) or not isinstance(bot_delay, (int, float)) or not 0 <= bot_delay <= MAX_BOT_DELAY:
         raise Invalid("bot_delay out of range", {"fields": {"options": {"bot_delay": [f"seconds, 0..{MAX_BOT_DELAY}"]}}})
     try:
         clean_options = engine.validate_table_options(options, players=seats)
     except engine_base.InvalidMove as exc:
         raise Invalid(exc.message, {"fields": {"options": exc.fields}}) from exc
+    seed_given = seed is not None
     if seed is None:
         seed = secrets.randbits(63)
     if deck is not None:
@@ -89,6 +102,8 @@ def table_create(
             first_dealer=first_dealer,
             seed=seed,
             bot_delay=float(bot_delay),
+            rated=rated,
+            staff_seed=seed_given,
         )
         Seat.objects.bulk_create(
             [Seat(table=table, index=i, user=user if i == 0 else None) for i in range(seats)]

@@ -1,0 +1,81 @@
+"""Leaderboards and public profiles (api.md, "Ratings, leaderboards and quick play")."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import User
+from config.errors import NotFound
+from config.schema import errors
+from games.engine import registry
+from games.services import ratings
+
+
+class RatingSerializer(serializers.Serializer):
+    rating = serializers.IntegerField(help_text="display rating: 1000 + 40 (mu - 3 sigma); a new player shows 1000")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    games = serializers.IntegerField(help_text="rated tables played")
+    wins = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "Rating"
+
+
+class LeaderboardEntrySerializer(RatingSerializer):
+    rank = serializers.IntegerField()
+    username = serializers.CharField()
+    is_bot = serializers.BooleanField(help_text="a bot level's shared account")
+
+    class Meta:
+        ref_name = "LeaderboardEntry"
+
+
+class LeaderboardApi(APIView):
+    class Pagination(PageNumberPagination):
+        page_size = 50
+
+    @extend_schema(
+        operation_id="leaderboards_retrieve",
+        description="Players ordered by display rating, with at least LEADERBOARD_MIN_GAMES rated tables of the game.",
+        parameters=[OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1 (50 players a page)")],
+        responses={200: LeaderboardEntrySerializer(many=True), **errors("not_found")},
+    )
+    def get(self, request, game):
+        try:
+            registry.get(game)
+        except KeyError as exc:
+            raise NotFound("no such game") from exc
+        paginator = self.Pagination()
+        page = paginator.paginate_queryset(ratings.leaderboard(game), request, view=self)
+        start = (paginator.page.number - 1) * paginator.page_size
+        return paginator.get_paginated_response(
+            [
+                {"rank": start + i + 1, "username": r.user.username, "is_bot": r.user.is_bot, **ratings.rating_json(r)}
+                for i, r in enumerate(page)
+            ]
+        )
+
+
+class PlayerApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        is_bot = serializers.BooleanField()
+        date_joined = serializers.DateTimeField()
+        ratings = serializers.DictField(child=RatingSerializer(), help_text="per game slug")
+
+        class Meta:
+            ref_name = "PlayerProfile"
+
+    @extend_schema(operation_id="players_retrieve", responses={200: OutputSerializer, **errors("not_found")})
+    def get(self, request, username):
+        user = User.objects.filter(username__iexact=username, is_active=True).first()
+        if user is None:
+            raise NotFound("no such player")
+        return Response(
+            {"username": user.username, "is_bot": user.is_bot, "date_joined": user.date_joined, "ratings": ratings.ratings_of(user)}
+        )

@@ -1,0 +1,197 @@
+"""Ratings (api.md, "Ratings, leaderboards and quick play"): per game, from finishing orders,
+with OpenSkill's Plackett-Luce model (a maintained library made for multiplayer rankings:
+every place of a finishing order counts, ties included, and teams rate as units).
+
+A finished table is rated when it is *rated*: the `rated` option (default on for public
+tables), public, no staff deck or seed, at least two human seats, not aborted. The update runs
+in the transaction that finishes the table, once per table (a RatedTable row, unique per
+table), and writes a history row per player so `recompute_ratings` can rebuild every rating
+from scratch and must arrive at the stored values.
+
+What is rated, per game (the engines' `finishing_order`): President, the game's final order by
+total score (one match per table: a table is one game, and its hands are not independent
+matches — the roles of one hand set up the exchange of the next); Auction Pitch, the final
+scores' order, the two sides of a partnership table as teams; Lopti, the table's order as its
+engine gives it. Bots are rated as their level's shared account, so beating the hard bot means
+something; a level that fills several seats of one table gets the mean of those seats'
+updates, and one game played."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from openskill.models import PlackettLuce
+
+from games.models import RatedTable, Rating, RatingHistory, RatingReset, Table
+
+MODEL = PlackettLuce()
+DEFAULT_MU = MODEL.mu
+DEFAULT_SIGMA = MODEL.sigma
+
+
+def display(mu: float, sigma: float) -> int:
+    """The leaderboard number: the conservative estimate mu - 3 sigma, scaled so that a new
+    player shows 1000 and one point of mu is worth 40."""
+    return round(1000 + 40 * (mu - 3 * sigma))
+
+
+def is_rated(table: Table, rows: dict) -> bool:
+    humans = sum(1 for row in rows.values() if row.user_id and not row.is_bot)
+    return (
+        table.rated
+        and not table.private
+        and table.deck is None
+        and not table.staff_seed
+        and not table.aborted
+        and humans >= 2
+    )
+
+
+def _rate(entrants: list[tuple[int, float, float]], places: list[int]) -> list[tuple[float, float]]:
+    """New (mu, sigma) of each entrant (team index, mu, sigma), teams ranked by `places`."""
+    teams: dict[int, list] = {}
+    order: list[tuple[int, int]] = []
+    for team, mu, sigma in entrants:
+        members = teams.setdefault(team, [])
+        order.append((team, len(members)))
+        members.append(MODEL.rating(mu=mu, sigma=sigma))
+    team_ids = sorted(teams)
+    rated = MODEL.rate([teams[t] for t in team_ids], ranks=[places[t] for t in team_ids])
+    by_team = dict(zip(team_ids, rated, strict=True))
+    return [(by_team[team][k].mu, by_team[team][k].sigma) for team, k in order]
+
+
+def _merge(user_ids: list[int], results: list[tuple[float, float]]) -> dict[int, tuple[float, float]]:
+    """One (mu, sigma) per account: the mean over its seats (a bot level in several seats)."""
+    sums: dict[int, list[float]] = {}
+    for user_id, (mu, sigma) in zip(user_ids, results, strict=True):
+        acc = sums.setdefault(user_id, [0.0, 0.0, 0])
+        acc[0] += mu
+        acc[1] += sigma
+        acc[2] += 1
+    return {uid: (acc[0] / acc[2], acc[1] / acc[2]) for uid, acc in sums.items()}
+
+
+def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams: list[list[int]]) -> bool:
+    """Under the table lock, in the transaction that finished the table: update the ratings
+    of its players. `rows` maps current seats to seat rows; `places` is the engine's finishing
+    order (seats, best first, ties grouped) and `teams` its sides (each seat alone, or the
+    partnerships). Returns whether the table was rated."""
+    if not is_rated(table, rows) or not places:
+        return False
+    place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
+    entrants = []  # (team, user_id) per seat
+    team_places = []
+    for team_index, seats in enumerate(teams):
+        team_places.append(min(place_of[s] for s in seats))
+        entrants += [(team_index, rows[s].user_id) for s in seats]
+    user_ids = sorted({uid for _, uid in entrants})
+    try:
+        with transaction.atomic():
+            rated = RatedTable.objects.create(table=table, game=table.game)
+    except IntegrityError:
+        return False  # rated already
+    for uid in user_ids:
+        Rating.objects.get_or_create(
+            user_id=uid, game=table.game,
+            defaults={"mu": DEFAULT_MU, "sigma": DEFAULT_SIGMA, "rating": display(DEFAULT_MU, DEFAULT_SIGMA)},
+        )
+    current = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=user_ids, game=table.game).order_by("pk")}
+    results = _rate([(team, current[uid].mu, current[uid].sigma) for team, uid in entrants], team_places)
+    merged = _merge([uid for _, uid in entrants], results)
+    won = {uid for team, uid in entrants if team_places[team] == 1}
+    RatingHistory.objects.bulk_create(
+        [
+            RatingHistory(
+                rated_table=rated, user_id=uid, game=table.game, team=team, place=team_places[team],
+                won=team_places[team] == 1, mu_before=current[uid].mu, sigma_before=current[uid].sigma,
+                mu_after=merged[uid][0], sigma_after=merged[uid][1],
+            )
+            for team, uid in entrants
+        ]
+    )
+    for uid, (mu, sigma) in merged.items():
+        rating = current[uid]
+        rating.mu, rating.sigma, rating.rating = mu, sigma, display(mu, sigma)
+        rating.games += 1
+        rating.wins += uid in won
+        rating.save(update_fields=["mu", "sigma", "rating", "games", "wins", "updated_at"])
+    return True
+
+
+def rating_reset(*, user, game: str) -> None:
+    """Operators: a player's rating in a game starts over (recorded, so a recompute agrees)."""
+    with transaction.atomic():
+        last = RatedTable.objects.order_by("-id").values_list("id", flat=True).first() or 0
+        RatingReset.objects.create(user=user, game=game, after=last)
+        Rating.objects.filter(user=user, game=game).update(
+            mu=DEFAULT_MU, sigma=DEFAULT_SIGMA, rating=display(DEFAULT_MU, DEFAULT_SIGMA), games=0, wins=0
+        )
+
+
+def ratings_recompute(*, write: bool = False) -> list[str]:
+    """Rebuild every rating from the history, in the order the tables were rated, and compare
+    with the stored ratings (and each history row's before/after). Returns the differences;
+    with `write`, stores the rebuilt values."""
+    state: dict[tuple[int, str], list] = {}  # (user, game) -> [mu, sigma, games, wins]
+    resets = list(RatingReset.objects.order_by("after", "id"))
+    differences = []
+
+    def fresh():
+        return [DEFAULT_MU, DEFAULT_SIGMA, 0, 0]
+
+    def apply_resets(upto: int):
+        while resets and resets[0].after <= upto:
+            reset = resets.pop(0)
+            state[(reset.user_id, reset.game)] = fresh()
+
+    for rated in RatedTable.objects.order_by("id").prefetch_related("entries"):
+        apply_resets(rated.id - 1)
+        entries = sorted(rated.entries.all(), key=lambda e: (e.team, e.id))
+        places = {e.team: e.place for e in entries}
+        team_ids = sorted(places)
+        place_list = [places.get(t, 0) for t in range(max(team_ids) + 1)]
+        for e in entries:
+            mu, sigma, _, _ = state.setdefault((e.user_id, rated.game), fresh())
+            if (mu, sigma) != (e.mu_before, e.sigma_before):
+                differences.append(f"table {rated.table_id}: user {e.user_id} before {e.mu_before}/{e.sigma_before}, rebuilt {mu}/{sigma}")
+        results = _rate([(e.team, *state[(e.user_id, rated.game)][:2]) for e in entries], place_list)
+        merged = _merge([e.user_id for e in entries], results)
+        for e in entries:
+            if merged[e.user_id] != (e.mu_after, e.sigma_after):
+                differences.append(f"table {rated.table_id}: user {e.user_id} after {e.mu_after}/{e.sigma_after}, rebuilt {merged[e.user_id]}")
+        winners = {e.user_id for e in entries if e.won}
+        for uid, (mu, sigma) in merged.items():
+            acc = state[(uid, rated.game)]
+            acc[0], acc[1] = mu, sigma
+            acc[2] += 1
+            acc[3] += uid in winners
+    apply_resets(2**62)
+    stored = {(r.user_id, r.game): r for r in Rating.objects.all()}
+    for key, (mu, sigma, games, wins) in state.items():
+        rating = stored.get(key)
+        values = (mu, sigma, display(mu, sigma), games, wins)
+        if rating is None or (rating.mu, rating.sigma, rating.rating, rating.games, rating.wins) != values:
+            differences.append(f"user {key[0]} {key[1]}: stored {rating and (rating.mu, rating.sigma, rating.games)}, rebuilt {values}")
+            if write:
+                Rating.objects.update_or_create(
+                    user_id=key[0], game=key[1],
+                    defaults={"mu": mu, "sigma": sigma, "rating": display(mu, sigma), "games": games, "wins": wins},
+                )
+    return differences
+
+
+def leaderboard(game: str):
+    return (
+        Rating.objects.filter(game=game, games__gte=settings.LEADERBOARD_MIN_GAMES, user__is_active=True)
+        .select_related("user")
+        .order_by("-rating", "-mu", "id")
+    )
+
+
+def rating_json(rating: Rating) -> dict:
+    return {"rating": rating.rating, "mu": rating.mu, "sigma": rating.sigma, "games": rating.games, "wins": rating.wins}
+
+
+def ratings_of(user) -> dict:
+    return {r.game: rating_json(r) for r in Rating.objects.filter(user=user).order_by("game")}
