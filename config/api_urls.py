@@ -16,6 +16,7 @@ urlpatterns = [
     path("games", games_apis.GamesApi.as_view(), name="games"),
     path("leaderboards/<slug:game>", ratings_apis.LeaderboardApi.as_view(), name="leaderboard"),
     path("players/<str:username>", ratings_apis.PlayerApi.as_view(), name="player"),
+    path("lobby/<slug:game>/quick-play", ratings_apis.QuickPlayApi.as_view(), name="quick-play"),
     path("tables", games_apis.TablesApi.as_view(), name="tables"),
     path("tables/<uuid:table_id>", games_apis.TableDetailApi.as_view(), name="table-detail"),
     path("tables/<uuid:table_id>/join", games_apis.TableJoinApi.as_view(), name="table-join"),

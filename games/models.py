@@ -40,6 +40,10 @@ class Table(models.Model):
     # a staff deck or seed is never rated: its deals were chosen).
     rated = models.BooleanField(default=False)
     staff_seed = models.BooleanField(default=False)
+    # Quick play (api.md): the shape a table was opened for (game, seats, options), and when
+    # its free seats go to bots.
+    quick_play_key = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    bots_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -242,3 +246,10 @@ class RatingReset(models.Model):
 
     class Meta:
         ordering = ["after", "id"]
+
+
+class QuickPlayLock(models.Model):
+    """One row per quick-play shape, locked while a player is seated for that shape, so two
+    players asking at once end up at one table rather than at two half-filled ones."""
+
+    key = models.CharField(max_length=64, unique=True)

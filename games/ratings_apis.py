@@ -11,8 +11,10 @@ from rest_framework.views import APIView
 from accounts.models import User
 from config.errors import NotFound
 from config.schema import errors
+from games import selectors
+from games.apis import TableOutputSerializer, get_table
 from games.engine import registry
-from games.services import ratings
+from games.services import lobby, ratings
 
 
 class RatingSerializer(serializers.Serializer):
@@ -79,3 +81,37 @@ class PlayerApi(APIView):
         return Response(
             {"username": user.username, "is_bot": user.is_bot, "date_joined": user.date_joined, "ratings": ratings.ratings_of(user)}
         )
+
+
+class QuickPlayApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        seats = serializers.IntegerField(required=False, min_value=2, max_value=7, help_text="default: 4 (2 for Lopti's minimum games)")
+        options = serializers.DictField(required=False, default=dict, help_text="the game's options (GET /games); bot_delay and rated are quick play's")
+        bots_after = serializers.IntegerField(required=False, default=30, min_value=0, max_value=3600,
+                                              help_text="seconds before free seats go to bots and the table starts; 0 = never")
+
+        class Meta:
+            ref_name = "QuickPlayRequest"
+
+    @extend_schema(
+        operation_id="lobby_quick_play",
+        description=(
+            "Seats you at a waiting public table of this game and shape (seats and options), the one whose "
+            "players' average rating is nearest yours, or opens one. The table starts as soon as it is full; "
+            "when `bots_after` seconds pass first, its free seats go to bots of the level whose rating is "
+            "nearest and it starts. Asking again while you wait returns the same table."
+        ),
+        request=InputSerializer,
+        responses={200: TableOutputSerializer, **errors("invalid", "not_found")},
+    )
+    def post(self, request, game):
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        table = lobby.quick_play_join(user=request.user, game=game, **serializer.validated_data)
+        return Response(selectors.table_summary(get_table(table.pk)))
+
+    @extend_schema(operation_id="lobby_quick_play_leave", request=None,
+                   responses={204: None, **errors("not_found")})
+    def delete(self, request, game):
+        lobby.quick_play_leave(user=request.user, game=game)
+        return Response(status=204)

@@ -33,6 +33,14 @@ def queue_timeout_warning(table_id: str, version: int, deadline: datetime, turn_
     _task("timeout_warning").apply_async((table_id, version), eta=deadline - timedelta(seconds=turn_timeout / 4))
 
 
+def queue_quick_play_fill(table_id: str, when: datetime) -> None:
+    """Bots take a quick-play table's free seats at `when` (the sweep catches a lost task; in
+    eager mode it is left to the sweep, as deadlines are)."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return
+    _task("quick_play_fill").apply_async((table_id,), eta=when)
+
+
 def queue_webhook(delivery_id: str, delay: float = 0) -> None:
     # Eager mode would run a retry at once, not after its backoff: there retries are left to
     # the sweep (tests drive them with the clock).

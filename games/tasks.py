@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from games import scheduling
 from games.models import Table
-from games.services import automation, idempotency, webhooks
+from games.services import automation, idempotency, lobby, webhooks
 
 SWEEP_SECONDS = 5.0
 _eager = threading.local()
@@ -60,6 +60,8 @@ def sweep() -> int:
         done += bool(automation.table_bot_step(table_id=table_id, version=version))
     for delivery_id in webhooks.deliveries_due(now):
         scheduling.queue_webhook(delivery_id)
+    for table_id in lobby.overdue_fills(now - timedelta(seconds=SWEEP_SECONDS)):
+        done += bool(lobby.quick_play_fill(table_id=table_id))
     return done
 
 
@@ -72,6 +74,11 @@ def purge_idempotency_keys() -> int:
 @shared_task(ignore_result=True)
 def timeout_warning(table_id: str, version: int) -> int:
     return webhooks.record_timeout_warning(table_id=table_id, version=version)
+
+
+@shared_task(ignore_result=True)
+def quick_play_fill(table_id: str) -> bool:
+    return lobby.quick_play_fill(table_id=table_id)
 
 
 @shared_task(ignore_result=True)

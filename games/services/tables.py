@@ -189,22 +189,27 @@ def table_start(*, table_id, user) -> Table:
             raise Conflict("the table has already started")
         if table.seats.filter(user__isnull=True).exists():
             raise Conflict("every seat must be filled before the start")
-        engine = engine_for(table)
-        try:
-            table.state = engine.new_game(
-                players=table.seat_count,
-                options=table.options,
-                seed=table.seed,
-                deck=table.deck,
-                first_dealer=table.first_dealer,
-            )
-        except engine_base.EngineError as exc:
-            raise engine_error(exc) from exc
-        table.status = Table.Status.ACTIVE
-        table.started_at = timezone.now()
-        refresh_deadline(table)
-        bump(table, update_fields=["state", "status", "started_at", "deadline"])
+        start_locked(table)
         return table
+
+
+def start_locked(table: Table) -> None:
+    """Deal the first hand of a locked, full, open table (the host's start, or quick play's)."""
+    engine = engine_for(table)
+    try:
+        table.state = engine.new_game(
+            players=table.seat_count,
+            options=table.options,
+            seed=table.seed,
+            deck=table.deck,
+            first_dealer=table.first_dealer,
+        )
+    except engine_base.EngineError as exc:
+        raise engine_error(exc) from exc
+    table.status = Table.Status.ACTIVE
+    table.started_at = timezone.now()
+    refresh_deadline(table)
+    bump(table, update_fields=["state", "status", "started_at", "deadline"])
 
 
 def table_abort(*, table_id) -> Table:
