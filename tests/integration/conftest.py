@@ -1,14 +1,18 @@
 """A real Celery worker (with beat) in a child process, on the same database and broker as
 the test: Redis when REDIS_URL is set (CI's second pass), else the embedded filesystem
-broker."""
+broker in the test run's own folder (config/settings/test.py), never var/. And `serve`: the
+whole `make run` process tree on its own temporary SQLite database and broker folder."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -86,3 +90,78 @@ def stop_group(child: subprocess.Popen, sig: int) -> None:
         os.killpg(child.pid, sig)
     except ProcessLookupError:
         pass
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def embedded_env(var_dir: Path, **extra) -> dict:
+    """`make run`'s environment on the embedded defaults (SQLite, filesystem broker), all of it
+    under `var_dir`: whatever the test run itself uses (CI's PostgreSQL and Redis, the
+    developer's var/) is left out."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND",
+                          "CELERY_BROKER_DIR", "CELERY_BROKER_TRANSPORT", "SQLITE_PATH")}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings.base", VAR_DIR=str(var_dir), PYTHONUNBUFFERED="1", **extra)
+    return env
+
+
+class Served:
+    """A `manage.py serve` child: `base` is its API root, `log()` its output so far."""
+
+    def __init__(self, proc: subprocess.Popen, port: int, log_path: Path):
+        self.proc, self.port, self.log_path = proc, port, log_path
+        self.base = f"http://127.0.0.1:{port}/api/v1"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def pid_of(self, what: str) -> int | None:
+        """The pid of the latest `what` ("worker", "API server") serve started."""
+        pids = re.findall(rf"serve: {what} running \(pid (\d+)\)", self.log())
+        return int(pids[-1]) if pids else None
+
+    def healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """serve(*args, env=None) starts `manage.py serve` on a free port, on its own migrated
+    SQLite database and broker folder under tmp_path, and waits until /healthz answers.
+    Every serve started is stopped (SIGTERM, as Ctrl-C would) after the test."""
+    started: list[Served] = []
+
+    def start(*args: str, env: dict | None = None, timeout: float = 90.0) -> Served:
+        var_dir = tmp_path / f"var-{len(started)}"
+        var_dir.mkdir()
+        environment = embedded_env(var_dir, API_THROTTLE_RATES="off", **(env or {}))
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+                       cwd=ROOT, env=environment, check=True)
+        port = free_port()
+        log_path = tmp_path / f"serve-{len(started)}.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--port", str(port), *args],
+                                    cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
+        served = Served(proc, port, log_path)
+        started.append(served)
+        eventually(lambda: served.healthy() or proc.poll() is not None, timeout=timeout)
+        assert proc.poll() is None, served.log()
+        return served
+
+    yield start
+    for served in started:
+        if served.proc.poll() is None:
+            served.proc.terminate()
+        try:
+            served.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            served.proc.kill()
+            served.proc.wait()
