@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -17,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+
+from games.management.commands.serve import signal_group, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,24 +73,16 @@ def worker(settings, tmp_path, transactional_db):
         return child
 
     yield start
-    for child in children:
-        stop_group(child, signal.SIGTERM)
-        try:
-            child.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            stop_group(child, signal.SIGKILL)
-            child.wait()
-        # The beat child may outlive a killed worker; nothing of the group may survive the test.
-        stop_group(child, signal.SIGKILL)
+    # As serve stops its children: the whole group, since the beat child may outlive a
+    # killed worker and nothing of the group may survive the test.
+    stop(children)
+    # Nothing a test queued reaches the next one.
+    app.control.purge()
     app.conf.task_always_eager = was_eager
 
 
-def stop_group(child: subprocess.Popen, sig: int) -> None:
-    """Signal the worker's whole process group (the worker and its beat)."""
-    try:
-        os.killpg(child.pid, sig)
-    except ProcessLookupError:
-        pass
+# Signal the worker's whole process group (the worker and its beat).
+stop_group = signal_group
 
 
 def free_port() -> int:
