@@ -5,12 +5,14 @@ whole `make run` process tree on its own temporary SQLite database and broker fo
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -91,6 +93,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def call(base: str, method: str, path: str, token: str | None = None, body=None, headers=None):
+    """One JSON request to a live server: (status, parsed body)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method)
+    if token:
+        request.add_header("Authorization", f"Token {token}")
+    request.add_header("Content-Type", "application/json")
+    for key, value in (headers or {}).items():
+        request.add_header(key, value)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"null")
+
+
 def embedded_env(var_dir: Path, **extra) -> dict:
     """`make run`'s environment on the embedded defaults (SQLite, filesystem broker), all of it
     under `var_dir`: whatever the test run itself uses (CI's PostgreSQL and Redis, the
@@ -105,8 +123,8 @@ def embedded_env(var_dir: Path, **extra) -> dict:
 class Served:
     """A `manage.py serve` child: `base` is its API root, `log()` its output so far."""
 
-    def __init__(self, proc: subprocess.Popen, port: int, log_path: Path):
-        self.proc, self.port, self.log_path = proc, port, log_path
+    def __init__(self, proc: subprocess.Popen, port: int, log_path: Path, env: dict):
+        self.proc, self.port, self.log_path, self.env = proc, port, log_path, env
         self.base = f"http://127.0.0.1:{port}/api/v1"
 
     def log(self) -> str:
@@ -143,7 +161,7 @@ def serve(tmp_path):
         with open(log_path, "wb") as log:
             proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--port", str(port), *args],
                                     cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
-        served = Served(proc, port, log_path)
+        served = Served(proc, port, log_path, environment)
         started.append(served)
         eventually(lambda: served.healthy() or proc.poll() is not None, timeout=timeout)
         assert proc.poll() is None, served.log()
@@ -158,3 +176,27 @@ def serve(tmp_path):
         except subprocess.TimeoutExpired:
             served.proc.kill()
             served.proc.wait()
+        # Shown by pytest when the test failed: what serve, uvicorn and the worker said last.
+        print(f"--- last lines of {served.log_path.name}:", *served.log().splitlines()[-80:], sep="\n")
+
+
+# Markers that `make test` leaves out; `-m soak` (make soak-embedded), `-m readme`
+# (make test-readme), or any -m expression naming them, selects them.
+OPT_IN = {
+    "soak": "minutes of bot play on `make run`'s process tree (make soak-embedded)",
+    "readme": "runs README.md's sh blocks against a live server (make test-readme)",
+}
+
+
+def pytest_configure(config):
+    for name, description in OPT_IN.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+
+
+def pytest_collection_modifyitems(config, items):
+    expression = config.getoption("markexpr") or ""
+    left_out = [name for name in OPT_IN if name not in expression]
+    deselected = [item for item in items if any(item.get_closest_marker(name) for name in left_out)]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if item not in deselected]
