@@ -65,21 +65,28 @@ def test_bot_tables_play_for_minutes_on_make_runs_process_tree(serve):
     errors: list = []
     done = threading.Event()
 
+    playing: list[str] = []
+
     def long_poll():
         # Readers on the API while the worker plays: ETag and ?wait= as a client would.
         etags: dict[str, str] = {}
-        while not done.is_set():
-            for table_id in list(tables):
-                headers = {"If-None-Match": etags[table_id]} if table_id in etags else {}
-                status, body = call(served.base, "GET", f"/tables/{table_id}/state?wait=2", watcher, headers=headers)
-                if status == 200:
-                    etags[table_id] = f'"v{body["version"]}"'
-                elif status != 304:
-                    errors.append((status, body))
+        try:
+            while not done.is_set():
+                for table_id in list(playing):
+                    if done.is_set():
+                        break
+                    headers = {"If-None-Match": etags[table_id]} if table_id in etags else {}
+                    status, body = call(served.base, "GET", f"/tables/{table_id}/state?wait=2", watcher, headers=headers)
+                    if status == 200:
+                        etags[table_id] = f'"v{body["version"]}"'
+                    elif status != 304:
+                        errors.append((status, body))
+                time.sleep(0.1)
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            errors.append(repr(exc))
 
     reader = threading.Thread(target=long_poll, daemon=True)
     reader.start()
-    playing: list[str] = []
     kinds = itertools.cycle(KINDS)
     end = time.monotonic() + SOAK_SECONDS
     try:
@@ -102,7 +109,8 @@ def test_bot_tables_play_for_minutes_on_make_runs_process_tree(serve):
         eventually(all_finished, timeout=300, interval=2)
     finally:
         done.set()
-        reader.join(timeout=30)
+        reader.join(timeout=60)
+    assert not reader.is_alive()
     log = served.log()
     # No worker died (serve would have logged a restart) and none hit kombu #1551.
     assert served.proc.poll() is None
