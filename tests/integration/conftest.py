@@ -153,7 +153,7 @@ def serve(tmp_path):
     def start(*args: str, env: dict | None = None, timeout: float = 90.0) -> Served:
         var_dir = tmp_path / f"var-{len(started)}"
         var_dir.mkdir()
-        environment = embedded_env(var_dir, API_THROTTLE_RATES="off", **(env or {}))
+        environment = embedded_env(var_dir, **{"API_THROTTLE_RATES": "off", **(env or {})})
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
                        cwd=ROOT, env=environment, check=True)
         port = free_port()
