@@ -19,8 +19,10 @@ This subclass closes both windows:
 
 Like the stock transport, a message is gone once taken (no redelivery if the worker dies
 before running it); the beat sweep re-queues any deadline or bot move that was lost
-(docs/operations.md). Use it with `CELERY_BROKER_URL=filesystem://` and
-`CELERY_BROKER_TRANSPORT=config.broker:Transport` (config/settings/base.py does this).
+(docs/operations.md). Importing this module registers it as the URL scheme
+`filesystem-atomic://`, the embedded default of config/settings/base.py (a scheme rather than
+Celery's `broker_transport` setting, so that the URL alone names the broker: setting
+`CELERY_BROKER_URL=redis://...` needs nothing else). `filesystem://` stays kombu's own.
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ from queue import Empty
 from time import monotonic
 
 from kombu.exceptions import ChannelError
-from kombu.transport import filesystem, virtual
+from kombu.transport import TRANSPORT_ALIASES, filesystem, virtual
 from kombu.transport.filesystem import LOCK_EX, LOCK_SH, exchange_queue_t, lock, unlock
 from kombu.utils.json import dumps, loads
 
 log = logging.getLogger(__name__)
+
+SCHEME = "filesystem-atomic"
 
 FOLDERS = ("out", "processed", "control", "tmp", "claimed")
 
@@ -162,3 +166,6 @@ class Transport(filesystem.Transport):
     Channel = Channel
     # Its own state object: the stock transport's class attribute would be shared.
     global_state = virtual.BrokerState()
+
+
+TRANSPORT_ALIASES[SCHEME] = "config.broker:Transport"

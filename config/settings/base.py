@@ -188,15 +188,15 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs no
-# server, in the subclass of config/broker.py that writes and claims messages atomically (the
-# stock one crashes the worker under load, kombu #1551); REDIS_URL switches broker and results
-# to Redis.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "filesystem://")
+# server, in the subclass of config/broker.py (scheme filesystem-atomic://) that writes and
+# claims messages atomically (the stock filesystem:// crashes the worker under load, kombu
+# #1551); REDIS_URL switches broker and results to Redis.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "filesystem-atomic://")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", REDIS_URL or None)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_DIR = Path(os.environ.get("CELERY_BROKER_DIR", VAR_DIR / "celery-broker"))
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    CELERY_BROKER_TRANSPORT = os.environ.get("CELERY_BROKER_TRANSPORT", "config.broker:Transport")
+if CELERY_BROKER_URL.startswith(("filesystem-atomic://", "filesystem://")):
+    # Also registers the filesystem-atomic:// scheme with kombu, in every process.
     from config.broker import transport_options
 
     CELERY_BROKER_TRANSPORT_OPTIONS = transport_options(

@@ -2,7 +2,7 @@
 broker folder, counting every message. Used by tests/integration/test_broker.py and, for the
 measurements in docs/operations.md, from the command line:
 
-    .venv/bin/python -m tests.integration.broker_stress --transport config.broker:Transport
+    .venv/bin/python -m tests.integration.broker_stress --transport filesystem-atomic
     .venv/bin/python -m tests.integration.broker_stress --transport filesystem   # kombu's own
 
 Each process has its own connection, as the web processes, the worker and beat do."""
@@ -29,9 +29,11 @@ def folders(root: str) -> dict:
 def connect(transport: str, root: str):
     from kombu import Connection
 
+    import config.broker  # noqa: F401 - registers the filesystem-atomic:// scheme
+
     if transport.startswith("sqla+"):
         return Connection(transport)
-    return Connection("filesystem://", transport=transport, transport_options=folders(root))
+    return Connection(f"{transport}://", transport_options=folders(root))
 
 
 def produce(transport: str, root: str, producer: int, count: int, start, results) -> None:
@@ -128,7 +130,8 @@ def run(transport: str, *, producers: int = 4, consumers: int = 3, messages: int
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--transport", default="config.broker:Transport")
+    parser.add_argument("--transport", default="filesystem-atomic",
+                        help="a kombu URL scheme (filesystem-atomic, filesystem) or an sqla+sqlite:///... URL")
     parser.add_argument("--producers", type=int, default=4)
     parser.add_argument("--consumers", type=int, default=3)
     parser.add_argument("--messages", type=int, default=500, help="per producer")

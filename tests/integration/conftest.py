@@ -115,7 +115,7 @@ def embedded_env(var_dir: Path, **extra) -> dict:
     developer's var/) is left out."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND",
-                          "CELERY_BROKER_DIR", "CELERY_BROKER_TRANSPORT", "SQLITE_PATH")}
+                          "CELERY_BROKER_DIR", "SQLITE_PATH")}
     env.update(DJANGO_SETTINGS_MODULE="config.settings.base", VAR_DIR=str(var_dir), PYTHONUNBUFFERED="1", **extra)
     return env
 

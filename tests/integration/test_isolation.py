@@ -20,7 +20,7 @@ def test_the_broker_and_the_database_of_a_test_run_are_outside_var():
     assert not Path(settings.VAR_DIR).resolve().is_relative_to(var.resolve())
     if connection.vendor == "sqlite":
         assert not Path(connection.settings_dict["TEST"]["NAME"]).resolve().is_relative_to(var.resolve())
-    if settings.CELERY_BROKER_URL.startswith("filesystem://"):
+    if settings.CELERY_BROKER_URL.startswith("filesystem"):
         # What the Celery app (and every worker the tests start) actually uses.
         assert Path(app.conf.broker_transport_options["data_folder_in"]).is_relative_to(broker)
 

@@ -56,9 +56,9 @@ def bot_table(base: str, game: str, seats: int, options: dict, rng: random.Rando
 
 
 def test_bot_tables_play_for_minutes_on_make_runs_process_tree(serve):
-    # SOAK_BROKER_TRANSPORT=filesystem runs it on kombu's stock transport, to see #1551.
-    transport = os.environ.get("SOAK_BROKER_TRANSPORT")
-    served = serve(env={"CELERY_BROKER_TRANSPORT": transport} if transport else None)
+    # SOAK_BROKER_URL=filesystem:// runs it on kombu's stock transport, to see #1551.
+    broker = os.environ.get("SOAK_BROKER_URL")
+    served = serve(env={"CELERY_BROKER_URL": broker} if broker else None)
     rng = random.Random(18)
     watcher = register(served.base)
     tables: dict[str, str] = {}
