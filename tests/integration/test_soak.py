@@ -39,9 +39,9 @@ def register(base: str) -> str:
     return body["token"]
 
 
-def bot_table(base: str, game: str, seats: int, options: dict, rng: random.Random) -> str:
-    """A table of bots only: the host creates it, fills it with bots, starts it and leaves
-    (api.md: after the start a bot plays a leaving player's seat)."""
+def bot_table(base: str, game: str, seats: int, options: dict, rng: random.Random) -> tuple[str, str]:
+    """A table of bots only, as (id, host token): the host creates it, fills it with bots,
+    starts it and leaves (api.md: after the start a bot plays a leaving player's seat)."""
     token = register(base)
     status, table = call(base, "POST", "/tables", token, {
         "game": game, "seats": seats, "turn_timeout": 30, "options": {**options, "bot_delay": 0}})
