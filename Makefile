@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate lint bench-bots clean
+.PHONY: run test test-readme soak-embedded install migrate lint bench-bots clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,16 @@ run: migrate
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# README.md's sh blocks, in order, against a live `manage.py serve` on a free port with its own
+# temporary database and broker (about two minutes; needs curl and jq). CI runs it.
+test-readme: install
+	$(BIN)/python -m pytest tests/integration/test_readme.py -m readme -q $(PYTEST_ARGS)
+
+# Bot tables for SOAK_SECONDS (default 300) on `make run`'s process tree and embedded defaults:
+# no worker crash, every table finishes, verify_tables clean (about six minutes). CI runs it.
+soak-embedded: install
+	$(BIN)/python -m pytest tests/integration/test_soak.py -m soak -q -s $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -211,21 +211,19 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs no
-# server; REDIS_URL switches broker and results to Redis.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "filesystem://")
+# server, in the subclass of config/broker.py (scheme filesystem-atomic://) that writes and
+# claims messages atomically (the stock filesystem:// crashes the worker under load, kombu
+# #1551); REDIS_URL switches broker and results to Redis.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "filesystem-atomic://")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", REDIS_URL or None)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_DIR = Path(os.environ.get("CELERY_BROKER_DIR", VAR_DIR / "celery-broker"))
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("out", "processed", "control"):
-        (CELERY_BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(CELERY_BROKER_DIR / "out"),
-        "data_folder_out": str(CELERY_BROKER_DIR / "out"),
-        "processed_folder": str(CELERY_BROKER_DIR / "processed"),
-        "control_folder": str(CELERY_BROKER_DIR / "control"),
-        "store_processed": False,
-    }
+if CELERY_BROKER_URL.startswith(("filesystem-atomic://", "filesystem://")):
+    # Also registers the filesystem-atomic:// scheme with kombu, in every process.
+    from config.broker import transport_options
+
+    CELERY_BROKER_TRANSPORT_OPTIONS = transport_options(
+        CELERY_BROKER_DIR, polling_interval=float(os.environ.get("CELERY_BROKER_POLL_SECONDS", "0.1")))
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 

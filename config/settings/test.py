@@ -2,9 +2,20 @@
 CI's second pass), with fast hashing, no throttling unless a test turns it on, and Celery
 tasks run eagerly unless an integration test talks to a real worker."""
 
+import atexit
 import os
+import shutil
+import tempfile
 
 os.environ.setdefault("API_THROTTLE_RATES", "off")
+# Every test run gets its own folder for the SQLite test database, the broker and the beat
+# schedule, removed when the run ends: a test never reads or leaves messages in the
+# developer's var/ (a `make run` going at the same time shares nothing with it). The
+# developer's own VAR_DIR or CELERY_BROKER_DIR, if exported, is ignored for the same reason.
+_run_dir = tempfile.mkdtemp(prefix="cardgames-test-")
+atexit.register(shutil.rmtree, _run_dir, ignore_errors=True)
+os.environ["VAR_DIR"] = _run_dir
+os.environ["CELERY_BROKER_DIR"] = os.path.join(_run_dir, "celery-broker")
 
 from .base import *  # noqa: E402,F403
 from .base import REST_FRAMEWORK  # noqa: E402

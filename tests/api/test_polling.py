@@ -8,7 +8,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections
 from django.test import AsyncClient
 
-from games import notify
+from games import longpoll, notify
 from games.models import Table
 from tests.api.helpers import move
 
@@ -95,16 +95,33 @@ def test_long_poll_wakes_as_soon_as_a_move_commits(started, settings):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_long_poll_sees_a_change_committed_by_another_process(started, settings):
+def test_long_poll_sees_a_change_committed_by_another_process(started, settings, monkeypatch):
+    """Only the periodic re-read can see this change (no wake-up is sent). The poll carries the
+    ETag it knows, and the change is made once the poll has re-read at least once: a fixed
+    sleep raced the poll's first read on a loaded machine, which then took the changed
+    version as its baseline and waited out the whole 30 s (issue 18, item 5)."""
     settings.LONGPOLL_RECHECK_SECONDS = 0.1
     table_id, seats = started
+    etag = seats[1].api.get(state_url(table_id))["ETag"]
+    reads = []
+    real_version = longpoll._version
+
+    def counted_version(table_id):
+        reads.append(table_id)
+        return real_version(table_id)
+
+    monkeypatch.setattr(longpoll, "_version", counted_version)
 
     async def scenario():
         poll = asyncio.create_task(
-            AsyncClient().get(state_url(table_id, "?wait=30"), AUTHORIZATION=f"Token {seats[1].token}")
+            AsyncClient().get(state_url(table_id, "?wait=30"), AUTHORIZATION=f"Token {seats[1].token}", IF_NONE_MATCH=etag)
         )
-        await asyncio.sleep(0.3)
-        assert not poll.done()
+        # First read, the read once subscribed, then one periodic re-read: the poll is waiting.
+        for _ in range(1000):
+            if len(reads) >= 3 or poll.done():
+                break
+            await asyncio.sleep(0.01)
+        assert len(reads) >= 3 and not poll.done()
         # Another process's commit: the version changes with no in-process wake-up.
         await sync_to_async(lambda: Table.objects.filter(pk=table_id).update(version=99))()
         try:

@@ -1,18 +1,25 @@
 """A real Celery worker (with beat) in a child process, on the same database and broker as
 the test: Redis when REDIS_URL is set (CI's second pass), else the embedded filesystem
-broker."""
+broker in the test run's own folder (config/settings/test.py), never var/. And `serve`: the
+whole `make run` process tree on its own temporary SQLite database and broker folder."""
 
 from __future__ import annotations
 
+import json
 import os
-import signal
+import re
+import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 from django.db import connection
+
+from games.management.commands.serve import signal_group, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,21 +75,128 @@ def worker(settings, tmp_path, transactional_db):
         return child
 
     yield start
-    for child in children:
-        stop_group(child, signal.SIGTERM)
-        try:
-            child.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            stop_group(child, signal.SIGKILL)
-            child.wait()
-        # The beat child may outlive a killed worker; nothing of the group may survive the test.
-        stop_group(child, signal.SIGKILL)
+    # As serve stops its children: the whole group, since the beat child may outlive a
+    # killed worker and nothing of the group may survive the test.
+    stop(children)
+    # Nothing a test queued reaches the next one.
+    app.control.purge()
     app.conf.task_always_eager = was_eager
 
 
-def stop_group(child: subprocess.Popen, sig: int) -> None:
-    """Signal the worker's whole process group (the worker and its beat)."""
+# Signal the worker's whole process group (the worker and its beat).
+stop_group = signal_group
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(base: str, method: str, path: str, token: str | None = None, body=None, headers=None):
+    """One JSON request to a live server: (status, parsed body)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method)
+    if token:
+        request.add_header("Authorization", f"Token {token}")
+    request.add_header("Content-Type", "application/json")
+    for key, value in (headers or {}).items():
+        request.add_header(key, value)
     try:
-        os.killpg(child.pid, sig)
-    except ProcessLookupError:
-        pass
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"null")
+
+
+def embedded_env(var_dir: Path, **extra) -> dict:
+    """`make run`'s environment on the embedded defaults (SQLite, filesystem broker), all of it
+    under `var_dir`: whatever the test run itself uses (CI's PostgreSQL and Redis, the
+    developer's var/) is left out."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND",
+                          "CELERY_BROKER_DIR", "SQLITE_PATH")}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings.base", VAR_DIR=str(var_dir), PYTHONUNBUFFERED="1", **extra)
+    return env
+
+
+class Served:
+    """A `manage.py serve` child: `base` is its API root, `log()` its output so far."""
+
+    def __init__(self, proc: subprocess.Popen, port: int, log_path: Path, env: dict):
+        self.proc, self.port, self.log_path, self.env = proc, port, log_path, env
+        self.base = f"http://127.0.0.1:{port}/api/v1"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def pid_of(self, what: str) -> int | None:
+        """The pid of the latest `what` ("worker", "API server") serve started."""
+        pids = re.findall(rf"serve: {what} running \(pid (\d+)\)", self.log())
+        return int(pids[-1]) if pids else None
+
+    def healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """serve(*args, env=None) starts `manage.py serve` on a free port, on its own migrated
+    SQLite database and broker folder under tmp_path, and waits until /healthz answers.
+    Every serve started is stopped (SIGTERM, as Ctrl-C would) after the test."""
+    started: list[Served] = []
+
+    def start(*args: str, env: dict | None = None, timeout: float = 90.0) -> Served:
+        var_dir = tmp_path / f"var-{len(started)}"
+        var_dir.mkdir()
+        environment = embedded_env(var_dir, **{"API_THROTTLE_RATES": "off", **(env or {})})
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+                       cwd=ROOT, env=environment, check=True)
+        port = free_port()
+        log_path = tmp_path / f"serve-{len(started)}.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen([sys.executable, "manage.py", "serve", "--port", str(port), *args],
+                                    cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
+        served = Served(proc, port, log_path, environment)
+        started.append(served)
+        eventually(lambda: served.healthy() or proc.poll() is not None, timeout=timeout)
+        assert proc.poll() is None, served.log()
+        return served
+
+    yield start
+    for served in started:
+        if served.proc.poll() is None:
+            served.proc.terminate()
+        try:
+            served.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            served.proc.kill()
+            served.proc.wait()
+        # Shown by pytest when the test failed: what serve, uvicorn and the worker said last.
+        print(f"--- last lines of {served.log_path.name}:", *served.log().splitlines()[-80:], sep="\n")
+
+
+# Markers that `make test` leaves out; `-m soak` (make soak-embedded), `-m readme`
+# (make test-readme), or any -m expression naming them, selects them.
+OPT_IN = {
+    "soak": "minutes of bot play on `make run`'s process tree (make soak-embedded)",
+    "readme": "runs README.md's sh blocks against a live server (make test-readme)",
+}
+
+
+def pytest_configure(config):
+    for name, description in OPT_IN.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+
+
+def pytest_collection_modifyitems(config, items):
+    expression = config.getoption("markexpr") or ""
+    left_out = [name for name in OPT_IN if name not in expression]
+    deselected = [item for item in items if any(item.get_closest_marker(name) for name in left_out)]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if item not in deselected]

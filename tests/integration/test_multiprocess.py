@@ -5,14 +5,11 @@ Idempotency-Key); afterwards every table replays to its stored state and no deci
 applied twice."""
 
 import io
-import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
-import urllib.error
 import urllib.request
 import uuid
 
@@ -22,7 +19,7 @@ from django.db import connection
 
 from games.models import Move, Table
 from games.services import automation, tables
-from tests.integration.conftest import ROOT, eventually
+from tests.integration.conftest import ROOT, call, eventually, free_port
 
 pytestmark = [
     pytest.mark.integration,
@@ -31,26 +28,6 @@ pytestmark = [
         reason="the multi-process test runs on PostgreSQL and Redis (CI's second pass)",
     ),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def call(base, method, path, token, body=None, headers=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method)
-    request.add_header("Authorization", f"Token {token}")
-    request.add_header("Content-Type", "application/json")
-    for key, value in (headers or {}).items():
-        request.add_header(key, value)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"null")
 
 
 @pytest.fixture

@@ -1,49 +1,118 @@
 """`make run`: the API under uvicorn (ASGI, so long-polls hold no thread) and a Celery worker
-with its beat scheduler, as child processes. Ctrl-C, or either child exiting, stops both."""
+with its beat scheduler, as child processes, supervised.
+
+A dead worker is restarted, with a log line, up to `--worker-restarts` times in ten minutes
+(the API keeps serving meanwhile: reads enforce overdue deadlines themselves, and the beat
+sweep catches up on bot moves once the worker is back). Past that, or when the API server
+itself exits, serve stops everything and exits non-zero with a message saying which child
+died: it never goes on half-alive, and never goes down silently.
+
+Each child runs in its own process group: the worker's beat and pool processes are its
+children, and a worker killed outright would orphan them (a second beat after a restart).
+Serve signals whole groups, so Ctrl-C and SIGTERM reach every process through it."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
+from collections import deque
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+
+RESTART_WINDOW_SECONDS = 600
+
+
+def signal_group(child: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(child.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def stop(children: list[subprocess.Popen]) -> None:
+    for child in children:
+        signal_group(child, signal.SIGTERM)
+    for child in children:
+        try:
+            child.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            signal_group(child, signal.SIGKILL)
+            child.wait()
+        # Whatever of its group outlived it (beat, pool processes) goes too.
+        signal_group(child, signal.SIGKILL)
 
 
 class Command(BaseCommand):
-    help = "Run the API server and a Celery worker with beat until Ctrl-C."
+    help = "Run the API server and a Celery worker with beat until Ctrl-C; restart a dead worker."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--no-worker", action="store_true", help="the API server only")
+        parser.add_argument("--worker-restarts", type=int, default=5,
+                            help="restarts of a dead worker allowed in ten minutes before serve gives up (default 5)")
 
-    def handle(self, *args, host, port, no_worker, **options):
+    def log(self, message: str) -> None:
+        # stderr, flushed: the line must reach a terminal or a log file before anything else.
+        self.stderr.write(f"serve: {message}")
+        self.stderr.flush()
+
+    def handle(self, *args, host, port, no_worker, worker_restarts, **options):
         python = sys.executable
-        commands = [[python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port)]]
+        api_command = [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port)]
+        worker_command = [python, "-m", "celery", "-A", "config", "worker", "--beat", "--loglevel", "INFO",
+                          "--concurrency", "2"]
+
+        def start(command):
+            return subprocess.Popen(command, start_new_session=True)
+
+        stopping = False
+
+        def on_sigterm(*_):
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGTERM, on_sigterm)
+        api = start(api_command)
+        children = [api]
+        self.log(f"API server running (pid {api.pid})")
+        worker = None
         if not no_worker:
-            commands.append([python, "-m", "celery", "-A", "config", "worker", "--beat", "--loglevel", "INFO",
-                             "--concurrency", "2"])
-        children = [subprocess.Popen(cmd) for cmd in commands]
+            worker = start(worker_command)
+            children.append(worker)
+            self.log(f"worker running (pid {worker.pid})")
         self.stdout.write(f"API on http://{host}:{port}/api/v1/ (docs: /api/docs/); Ctrl-C stops everything.")
-
-        def stop(*_):
-            for child in children:
-                if child.poll() is None:
-                    child.send_signal(signal.SIGTERM)
-
-        signal.signal(signal.SIGTERM, stop)
+        self.stdout.flush()
+        restarts: deque[float] = deque()
         try:
-            while all(child.poll() is None for child in children):
+            while not stopping:
+                if api.poll() is not None:
+                    raise CommandError(f"the API server (uvicorn) exited with code {api.returncode}; "
+                                       "stopped the worker too")
+                if worker is not None and worker.poll() is not None:
+                    code = worker.returncode
+                    signal_group(worker, signal.SIGKILL)  # its orphaned beat and pool, if any
+                    children.remove(worker)
+                    now = time.monotonic()
+                    while restarts and now - restarts[0] > RESTART_WINDOW_SECONDS:
+                        restarts.popleft()
+                    if len(restarts) >= worker_restarts:
+                        raise CommandError(
+                            f"the Celery worker exited with code {code} after {len(restarts)} restart(s) in "
+                            f"{RESTART_WINDOW_SECONDS // 60} minutes; stopped the API server too "
+                            "(see the worker's log above)")
+                    restarts.append(now)
+                    self.log(f"the Celery worker exited with code {code}; restarting it (restart "
+                             f"{len(restarts)} of {worker_restarts} allowed in {RESTART_WINDOW_SECONDS // 60} minutes)")
+                    worker = start(worker_command)
+                    children.append(worker)
+                    self.log(f"worker running (pid {worker.pid})")
                 time.sleep(0.5)
         except KeyboardInterrupt:
             pass
         finally:
-            stop()
-            for child in children:
-                try:
-                    child.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    child.kill()
+            stop(children)
         return None
