@@ -245,6 +245,8 @@ WEBHOOK_DISABLE_AFTER_HOURS = float(os.environ.get("WEBHOOK_DISABLE_AFTER_HOURS"
 WEBHOOKS_ALLOW_PRIVATE = env_bool("WEBHOOKS_ALLOW_PRIVATE", False)
 # Leaderboards list players with at least this many rated tables of the game.
 LEADERBOARD_MIN_GAMES = int(os.environ.get("LEADERBOARD_MIN_GAMES", "5"))
+# Quick play seats a player only at a waiting table whose average rating is this close.
+QUICK_PLAY_MAX_RATING_GAP = int(os.environ.get("QUICK_PLAY_MAX_RATING_GAP", "400"))
 IDEMPOTENCY_TTL_HOURS = 24
 
 LOGGING = {

@@ -1,6 +1,8 @@
 """Quick play (api.md, "Ratings, leaderboards and quick play"): `POST /lobby/{game}/quick-play`
 seats the caller at a waiting public table of that game and shape (seat count and options),
-the one whose players' average rating is nearest to the caller's, or opens one. The table
+the one whose players' average rating is nearest to the caller's, or opens one when none is
+within QUICK_PLAY_MAX_RATING_GAP display points (so strong and new players are not thrown
+together while both could wait a little for their own kind). The table
 starts as soon as it is full; when `bots_after` seconds pass first, its free seats go to bots
 of the level whose rating is nearest to the table's average, and it starts.
 
@@ -14,6 +16,7 @@ import hashlib
 import json
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -97,7 +100,9 @@ def quick_play_join(*, user, game: str, seats: int | None = None, options: dict 
             t for t in Table.objects.filter(quick_play_key=key, status=Table.Status.OPEN, private=False).prefetch_related("seats")
             if any(row.user_id is None for row in t.seats.all())
         ]
-        best = min(candidates, key=lambda t: (abs(_average(t, game, default=mine) - mine), t.created_at), default=None)
+        gaps = [(abs(_average(t, game, default=mine) - mine), t.created_at, t) for t in candidates]
+        gaps = [g for g in gaps if g[0] <= settings.QUICK_PLAY_MAX_RATING_GAP]
+        best = min(gaps, key=lambda g: g[:2])[2] if gaps else None
         if best is None:
             table = table_create(user=user, game=game, seats=seats, options={**clean, "bot_delay": DEFAULT_BOT_DELAY})
             Table.objects.filter(pk=table.pk).update(
