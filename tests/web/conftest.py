@@ -67,12 +67,13 @@ class PlayServer:
         import threading
 
         import uvicorn
-        from django.core.asgi import get_asgi_application
+
+        from config.asgi import application
 
         self.socket = socket.socket()
         self.socket.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        config = uvicorn.Config(get_asgi_application(), log_level="warning", timeout_graceful_shutdown=2)
+        config = uvicorn.Config(application, log_level="warning", timeout_graceful_shutdown=2)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
         self.thread.start()

@@ -78,16 +78,97 @@ const Play = (() => {
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   /* Follows a table's state: calls onState(state) with every new version and onError(err)
-     on failures, until stop(). Today a `?wait=` long-poll with If-None-Match (api.md,
-     Polling); the push stream (`/events`, SSE) can replace it behind the same three
-     methods without touching the pages. */
+     on failures, until stop(). It reads the push stream (`GET /tables/{id}/events`, SSE,
+     api.md "Push") with fetch, so the token goes in the Authorization header (an EventSource
+     cannot send one), and resumes with Last-Event-ID after a disconnect. When the stream is
+     not available (an old browser, 429 for too many open streams) it falls back to the
+     `?wait=` long-poll with If-None-Match (api.md, Polling). */
   function watchState(tableId, onState, onError) {
-    const WAIT = 25; // seconds; the API holds a request at most 30
+    const WAIT = 25; // seconds; the API holds a long-poll at most 30
     let etag = null;
+    let lastId = null;
     let stopped = false;
     let controller = null;
+    const canStream = typeof ReadableStream !== "undefined" && typeof TextDecoder !== "undefined";
 
-    async function loop() {
+    function fail(err) {
+      onError(err);
+      return err.status === 404 || err.status === 401;
+    }
+
+    // One connection of the stream; resolves with the server's reconnection delay when the
+    // server ends it.
+    async function streamOnce() {
+      controller = new AbortController();
+      const h = { Accept: "text/event-stream" };
+      if (lastId !== null) h["Last-Event-ID"] = String(lastId);
+      const response = await fetch(`${BASE}/tables/${tableId}/events`, {
+        headers: headers(h),
+        credentials: "omit",
+        signal: controller.signal,
+      });
+      if (!response.ok) {
+        let data = null;
+        try {
+          data = await response.json();
+        } catch (err) {
+          data = { message: `unexpected answer (HTTP ${response.status})` };
+        }
+        throw new ApiError(response.status, data);
+      }
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      let retry = 2000;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return retry;
+        buffer += decoder.decode(value, { stream: true });
+        let cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          let id = null;
+          let event = "message";
+          let data = "";
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) continue; // a ping
+            const colon = line.indexOf(":");
+            const field = colon < 0 ? line : line.slice(0, colon);
+            let text = colon < 0 ? "" : line.slice(colon + 1);
+            if (text.startsWith(" ")) text = text.slice(1);
+            if (field === "id") id = text;
+            else if (field === "event") event = text;
+            else if (field === "data") data += (data ? "\n" : "") + text;
+            else if (field === "retry") retry = parseInt(text, 10) || retry;
+          }
+          if (event === "state" && data) {
+            lastId = parseInt(id, 10);
+            onState(JSON.parse(data));
+          }
+        }
+      }
+    }
+
+    async function stream() {
+      while (!stopped) {
+        const opened = Date.now();
+        try {
+          const retry = await streamOnce();
+          // A stream the server ends at once (a server without streams answers its opening
+          // only) is asked again after its reconnection delay; a long one at once.
+          if (Date.now() - opened < 5000) await sleep(retry);
+        } catch (err) {
+          if (stopped) return;
+          if (err.name === "AbortError") continue; // refresh(): reconnect at once
+          if (err.status === 429) return poll(); // too many open streams: poll instead
+          if (fail(err)) return;
+          await sleep(2000);
+        }
+      }
+    }
+
+    async function poll() {
       while (!stopped) {
         controller = new AbortController();
         const h = {};
@@ -106,21 +187,21 @@ const Play = (() => {
         } catch (err) {
           if (stopped) return;
           if (err.name === "AbortError") continue; // refresh(): ask again at once
-          onError(err);
-          if (err.status === 404 || err.status === 401) return;
+          if (fail(err)) return;
           await sleep(2000);
         }
       }
     }
 
-    loop();
+    if (canStream) stream();
+    else poll();
     return {
       stop() {
         stopped = true;
         if (controller) controller.abort();
       },
-      // Ends the current wait and asks again (after our own move, whose state we already
-      // have, the next answer comes at once since the version moved on).
+      // Ends the current wait or stream and asks again (after our own move, whose state we
+      // already have, the next answer comes at once since the version moved on).
       refresh() {
         if (controller) controller.abort();
       },
