@@ -16,7 +16,7 @@ from games import bots
 from games.models import Move, Table
 
 from . import webhooks
-from .common import apply_move, bump, engine_for, lock_table, schedule_after, seat_rows
+from .common import apply_move, bump, engine_for, lock_table, publish_change, seat_rows
 from .tables import free_seat
 
 AWAY_AFTER_TIMEOUTS = 2
@@ -48,8 +48,9 @@ def table_enforce_deadline(*, table_id, version: int | None = None) -> bool:
                 if row.away:
                     webhooks.record_seat_away(table, row, seat=seat, reason="timeouts")
         if acted:
-            # The away flags changed after the last move's version: publish them too.
-            schedule_after(table)
+            # The away flags changed after the last move's version: publish them too (a bot
+            # now plays an away seat that must act).
+            publish_change(table)
         return acted
 
 

@@ -203,16 +203,21 @@ class Snapshot:
     status: str
     to_act: frozenset[int]
 
+    @classmethod
+    def of(cls, status: str, to_act, players) -> Snapshot:
+        """From the facts a change already knows: current seats to act and the seat mapping."""
+        if status != Table.Status.ACTIVE or players is None:
+            return cls(status, frozenset())
+        return cls(status, frozenset(players[s] for s in to_act))
+
 
 def snapshot(table: Table) -> Snapshot:
     from games.engine import registry
 
-    to_act: frozenset[int] = frozenset()
-    if table.status == Table.Status.ACTIVE and table.state is not None:
-        engine = registry.get(table.game)
-        players = engine.seat_players(table.state)
-        to_act = frozenset(players[s] for s in engine.to_act(table.state))
-    return Snapshot(table.status, to_act)
+    if table.status != Table.Status.ACTIVE or table.state is None:
+        return Snapshot(table.status, frozenset())
+    engine = registry.get(table.game)
+    return Snapshot.of(table.status, engine.to_act(table.state), engine.seat_players(table.state))
 
 
 @dataclass
@@ -223,13 +228,15 @@ class Occurrence:
     data: dict
 
 
-def record_change(table: Table, rows: dict, *, before: Snapshot | None, mover: int | None = None) -> None:
+def record_change(
+    table: Table, rows: dict, *, before: Snapshot | None, after: Snapshot | None = None, mover: int | None = None
+) -> None:
     """Under the table lock, after a change was saved: the events it causes (a new decision for
     a player, the start, the end). `rows` maps current seats to seat rows; `mover` is the seat
     row index of the player who just moved (their next decision, if any, is a new one)."""
     if before is None:
         return
-    after = snapshot(table)
+    after = after if after is not None else snapshot(table)
     seat_of = {row.index: seat for seat, row in rows.items()}
     humans = {row.index: row for row in rows.values() if row.user_id and not row.is_bot}
     if not humans:
@@ -302,7 +309,7 @@ def _final(table: Table) -> dict:
 
     scores = None
     if table.state is not None:
-        scores = registry.get(table.game).view(table.state, None).get("scores")
+        scores = registry.get(table.game).scores(table.state)
     return {"game": table.game, "aborted": table.aborted, "scores": scores, "winners": selectors.table_winners(table)}
 
 
