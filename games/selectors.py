@@ -11,6 +11,35 @@ from games.engine import registry
 from games.models import Move, Seat, Table
 
 
+def get_table(table_id) -> Table:
+    """A table with its host and seats, or the contract's 404."""
+    try:
+        return Table.objects.select_related("host").prefetch_related("seats__user").get(pk=table_id)
+    except (Table.DoesNotExist, ValueError, TypeError) as exc:
+        raise NotFound("no such table") from exc
+
+
+def games_catalogue() -> list[dict]:
+    """The registered games and their options (`GET /games`), before the platform's own."""
+    return [g.catalogue() for g in registry.all_games()]
+
+
+def game_slugs() -> list[str]:
+    return [g.slug for g in registry.all_games()]
+
+
+def seat_range() -> tuple[int, int]:
+    """The fewest and most seats any game takes."""
+    games = registry.all_games()
+    return min(g.min_players for g in games), max(g.max_players for g in games)
+
+
+def move_events(table: Table, events: list[dict], seat: int | None) -> list[dict]:
+    """A move's events as `seat` (None: a spectator) may see them."""
+    engine = registry.get(table.game)
+    return [engine.view_event(e, seat) for e in events]
+
+
 def _player_json(user) -> dict | None:
     if user is None:
         return None

@@ -16,8 +16,10 @@ from rest_framework.views import APIView
 from config.errors import Invalid
 from config.schema import IDEMPOTENCY_KEY, errors
 from games import selectors
-from games.apis import Idempotent, TableOutputSerializer, get_table
 from games.services import lopti
+
+from .http import Idempotent
+from .tables import TableOutputSerializer
 
 
 class WhenSerializer(serializers.Serializer):
@@ -368,6 +370,6 @@ class SessionsApi(Idempotent, APIView):
     def post(self, request, table_id):
         def run():
             lopti.session_new(table_id=table_id, user=request.user)
-            return selectors.table_summary(get_table(table_id))
+            return selectors.table_summary(selectors.get_table(table_id))
 
         return self.idempotent(request, run)
