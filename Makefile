@@ -29,6 +29,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 # The bot-strength benchmark of docs/bots.md (about an hour on two cores: hard bots search).

@@ -276,13 +276,15 @@ def record_seat_away(table: Table, row, *, seat: int, reason: str) -> None:
 def record_timeout_warning(*, table_id, version: int) -> int:
     """A quarter of the turn timeout is left on the decision the table waited for at
     `version`: warn the humans who must act. Once per decision (the dedupe key)."""
-    from games.services.common import seat_rows
+    from games.engine import registry
 
     with transaction.atomic():
         table = Table.objects.filter(pk=table_id).first()
         if table is None or table.version != version or table.status != Table.Status.ACTIVE or table.deadline is None:
             return 0
-        rows = seat_rows(table)
+        engine = registry.get(table.game)
+        by_index = {row.index: row for row in table.seats.all()}
+        rows = dict(enumerate(by_index[player] for player in engine.seat_players(table.state)))
         left = max(0, int((table.deadline - timezone.now()).total_seconds()))
         found = [
             Occurrence(
@@ -291,16 +293,10 @@ def record_timeout_warning(*, table_id, version: int) -> int:
                 f"timeout_warning:{table.pk}:{version}:{row.index}",
                 {"seat": seat, "game": table.game, "deadline": table.deadline.isoformat(), "seconds_left": left},
             )
-            for seat in snapshot_seats(table)
+            for seat in engine.to_act(table.state)
             if (row := rows[seat]).user_id and not row.bot_controlled
         ]
         return _record(table, found)
-
-
-def snapshot_seats(table: Table) -> list[int]:
-    from games.engine import registry
-
-    return registry.get(table.game).to_act(table.state)
 
 
 def _final(table: Table) -> dict:
