@@ -17,6 +17,16 @@ from django.db import connection
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`make test` runs two workers, `--dist loadgroup`), every test here
+    runs on the same worker: their Celery workers share the broker (its folder, or Redis), so
+    two at once could take each other's tasks; each xdist worker has its own test database."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.path).parents:
+            item.add_marker(pytest.mark.xdist_group("integration"))
+
+
 def eventually(check, timeout: float = 60.0, interval: float = 0.2):
     """Poll `check()` until it returns something truthy; fail after `timeout` seconds."""
     end = time.monotonic() + timeout
