@@ -184,16 +184,6 @@ VOTE_DOC = VoteSerializer
 DUEL_DOC = DuelSerializer
 
 
-def _require(table_id, *, vote_id: int | None = None, duel_id: int | None = None) -> None:
-    """404 `not_found` for a vote or duel the table does not have (issue 18.6: a ballot on a
-    missing vote was the engine's 400 `invalid`). Read through the services' own lookups."""
-    table = selectors.lopti_table(table_id)
-    if vote_id is not None:
-        selectors.vote_detail(table, vote_id)
-    if duel_id is not None:
-        selectors.duel_detail(table, duel_id)
-
-
 def _body(request) -> dict:
     if not isinstance(request.data, dict):
         raise Invalid("the body must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
@@ -303,7 +293,6 @@ class BallotsApi(Idempotent, APIView):
         def run():
             serializer = self.InputSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
-            _require(table_id, vote_id=vote_id)
             table = lopti.vote_ballot(table_id=table_id, user=request.user, vote_id=vote_id, yes=serializer.validated_data["yes"])
             return selectors.vote_detail(table, vote_id)
 
@@ -320,7 +309,6 @@ class ChampionsApi(Idempotent, APIView):
     )
     def post(self, request, table_id, vote_id):
         def run():
-            _require(table_id, vote_id=vote_id)
             table = lopti.vote_champion(table_id=table_id, user=request.user, vote_id=vote_id)
             return selectors.vote_detail(table, vote_id)
 
@@ -351,7 +339,6 @@ class ThrowsApi(Idempotent, APIView):
         def run():
             serializer = self.InputSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
-            _require(table_id, duel_id=duel_id)
             table = lopti.duel_throw(table_id=table_id, user=request.user, duel_id=duel_id, throw=serializer.validated_data["throw"])
             return selectors.duel_detail(table, duel_id)
 
