@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-readme soak-embedded install migrate lint bench-bots clean
+.PHONY: run test test-slow test-readme soak-embedded install migrate lint bench-bots clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,8 +24,13 @@ migrate: install
 run: migrate
 	$(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
 
+# The suite without the long random runs, on two workers (integration tests on one of them);
+# `make test-slow` runs the long random runs (CI runs both). PYTEST_ARGS adds options.
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not slow" $(PYTEST_ARGS)
+
+test-slow: install
+	$(BIN)/python -m pytest -n 2 -m slow $(PYTEST_ARGS)
 
 # README.md's sh blocks, in order, against a live `manage.py serve` on a free port with its own
 # temporary database and broker (about two minutes; needs curl and jq). CI runs it.
@@ -39,6 +44,7 @@ soak-embedded: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 # The bot-strength benchmark of docs/bots.md (about an hour on two cores: hard bots search).

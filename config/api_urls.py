@@ -1,8 +1,10 @@
 from django.urls import path
 
 from accounts import apis as accounts_apis
-from games import apis as games_apis
-from games import lopti_apis, push_apis, ratings_apis
+from games.api import lopti as lopti_apis
+from games.api import push as push_apis
+from games.api import ratings as ratings_apis
+from games.api import tables as games_apis
 from games.longpoll import table_state
 
 urlpatterns = [

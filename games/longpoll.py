@@ -21,9 +21,9 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.utils.encoders import JSONEncoder
 
-from config.errors import NotFound, error_body
+from config.errors import Invalid, NotFound, exception_handler
 from games import notify, selectors
-from games.apis import TableStateApi, get_table
+from games.api.tables import TableStateApi
 from games.services import automation
 
 
@@ -63,16 +63,23 @@ def _parse_etag(header: str | None) -> int | None:
     return None
 
 
-def _error(status: int, code: str, message: str, detail: dict | None = None) -> JsonResponse:
-    response = JsonResponse(error_body(code, message, detail), status=status)
-    if status == 401:
+def _error(exc: Exception) -> JsonResponse:
+    """An error as every other view answers it: through the one error handler (the API's
+    `EXCEPTION_HANDLER`), rendered for this plain async Django view."""
+    rendered = exception_handler(exc, {})
+    response = JsonResponse(rendered.data, status=rendered.status_code)
+    for name, value in rendered.headers.items():
+        if name.lower() != "content-type":  # an unrendered DRF Response's default
+            response[name] = value
+    if rendered.status_code == 401:
+        # What DRF's views add from the first authenticator (TokenAuthentication).
         response["WWW-Authenticate"] = "Token"
     return response
 
 
 def _full_state(table_id, user) -> dict | None:
     try:
-        table = get_table(table_id)
+        table = selectors.get_table(table_id)
     except NotFound:
         return None
     return selectors.state_view(table, user)
@@ -83,35 +90,35 @@ def _full_state(table_id, user) -> dict | None:
 @csrf_exempt
 async def table_state(request, table_id):
     if request.method != "GET":
-        response = _error(405, "method_not_allowed", f'Method "{request.method}" not allowed.')
+        response = _error(drf_exceptions.MethodNotAllowed(request.method))
         response["Allow"] = "GET"
         return response
     user, problem = await sync_to_async(_authenticate)(request)
     if user is None:
-        return _error(401, "not_authenticated", problem)
+        return _error(drf_exceptions.NotAuthenticated(problem))
     raw_wait = request.GET.get("wait", "0")
     try:
         wait = float(raw_wait)
     except ValueError:
         wait = -1
     if not 0 <= wait <= settings.LONGPOLL_MAX_SECONDS:
-        return _error(400, "invalid", "wait must be a number of seconds from 0 to 30", {"fields": {"wait": ["0..30"]}})
+        return _error(Invalid("wait must be a number of seconds from 0 to 30", {"fields": {"wait": ["0..30"]}}))
     version = await sync_to_async(_version)(table_id)
     if version is None:
-        return _error(404, "not_found", "no such table")
+        return _error(NotFound("no such table"))
     known = _parse_etag(request.headers.get("If-None-Match"))
     if wait > 0:
         baseline = known if known is not None else version
         version = await _wait_for_change(table_id, baseline, version, wait)
         if version is None:
-            return _error(404, "not_found", "no such table")
+            return _error(NotFound("no such table"))
     if known is not None and known == version:
         response = HttpResponse(status=304)
         response["ETag"] = _etag(version)
         return response
     state = await sync_to_async(_full_state)(table_id, user)
     if state is None:
-        return _error(404, "not_found", "no such table")
+        return _error(NotFound("no such table"))
     response = JsonResponse(state, encoder=JSONEncoder)
     response["ETag"] = _etag(state["version"])
     response["Cache-Control"] = "private, no-cache"

@@ -5,8 +5,39 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from config.errors import Conflict, NotFound
+from games.engine import lopti as lopti_engine
 from games.engine import registry
 from games.models import Move, Seat, Table
+
+
+def get_table(table_id) -> Table:
+    """A table with its host and seats, or the contract's 404."""
+    try:
+        return Table.objects.select_related("host").prefetch_related("seats__user").get(pk=table_id)
+    except (Table.DoesNotExist, ValueError, TypeError) as exc:
+        raise NotFound("no such table") from exc
+
+
+def games_catalogue() -> list[dict]:
+    """The registered games and their options (`GET /games`), before the platform's own."""
+    return [g.catalogue() for g in registry.all_games()]
+
+
+def game_slugs() -> list[str]:
+    return [g.slug for g in registry.all_games()]
+
+
+def seat_range() -> tuple[int, int]:
+    """The fewest and most seats any game takes."""
+    games = registry.all_games()
+    return min(g.min_players for g in games), max(g.max_players for g in games)
+
+
+def move_events(table: Table, events: list[dict], seat: int | None) -> list[dict]:
+    """A move's events as `seat` (None: a spectator) may see them."""
+    engine = registry.get(table.game)
+    return [engine.view_event(e, seat) for e in events]
 
 
 def _player_json(user) -> dict | None:
@@ -161,7 +192,7 @@ def table_winners(table: Table) -> list[int]:
     """The winning seats of a finished table (none for an aborted one)."""
     if table.state is None or table.status != Table.Status.FINISHED or table.aborted:
         return []
-    return registry.get(table.game).view(table.state, None)["public"].get("winners", [])
+    return list(registry.get(table.game).winners(table.state))
 
 
 def your_turn(table: Table, user) -> bool:
@@ -169,3 +200,47 @@ def your_turn(table: Table, user) -> bool:
         return False
     seat = viewer_seat(table, user)
     return seat is not None and seat in registry.get(table.game).to_act(table.state)
+
+
+# --- Lopti's session reads (house rules, votes, duels) -----------------------------------------
+def lopti_check(table: Table) -> None:
+    """The contract's errors for a path that needs a started Lopti table."""
+    if table.game != "lopti":
+        raise NotFound("house rules, votes and duels exist only at Lopti tables")
+    if table.state is None:
+        raise Conflict("the table has not started")
+
+
+def lopti_table(table_id) -> Table:
+    """A started Lopti table, or the contract's error."""
+    try:
+        table = Table.objects.prefetch_related("seats__user").get(pk=table_id)
+    except (Table.DoesNotExist, ValueError, TypeError) as exc:
+        raise NotFound("no such table") from exc
+    lopti_check(table)
+    return table
+
+
+def house_rules(table: Table) -> list[dict]:
+    return lopti_engine.house_rules_view(table.state)
+
+
+def find_rule(table: Table, rule_id: int) -> dict:
+    rule = next((r for r in lopti_engine.house_rules_view(table.state) if r["id"] == rule_id), None)
+    if rule is None:
+        raise NotFound("no such house rule")
+    return rule
+
+
+def vote_detail(table: Table, vote_id: int) -> dict:
+    vote = lopti_engine.vote_view(table.state, vote_id)
+    if vote is None:
+        raise NotFound("no such vote")
+    return vote
+
+
+def duel_detail(table: Table, duel_id: int) -> dict:
+    duel = lopti_engine.duel_view(table.state, duel_id)
+    if duel is None:
+        raise NotFound("no such duel")
+    return duel

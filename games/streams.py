@@ -96,12 +96,11 @@ def _read_table(table_id: str):
     """The table with its seats and players, after enforcing an overdue deadline like every
     read; None when it is gone."""
     from config.errors import NotFound
-    from games.apis import get_table
 
     if automation.table_version(table_id) is None:
         return None
     try:
-        return get_table(table_id)
+        return selectors.get_table(table_id)
     except NotFound:
         return None
 

@@ -55,7 +55,7 @@ def play_table(game: str, levels: list[str], options: dict, seed: int, max_moves
         move = choose_move(game, levels[player], engine.view(state, seat), rng)
         state, _ = engine.apply(state, seat, move)
         moves += 1
-    winners = engine.view(state, None)["public"].get("winners", [])
+    winners = engine.winners(state)
     return [engine.seat_players(state)[s] for s in winners], moves
 
 

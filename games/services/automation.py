@@ -16,7 +16,7 @@ from games import bots
 from games.models import Move, Table
 
 from . import webhooks
-from .common import apply_move, bump, engine_for, lock_table, schedule_after, seat_rows
+from .common import apply_move, bump, engine_for, lock_table, publish_change, seat_rows
 from .tables import free_seat
 
 AWAY_AFTER_TIMEOUTS = 2
@@ -48,8 +48,9 @@ def table_enforce_deadline(*, table_id, version: int | None = None) -> bool:
                 if row.away:
                     webhooks.record_seat_away(table, row, seat=seat, reason="timeouts")
         if acted:
-            # The away flags changed after the last move's version: publish them too.
-            schedule_after(table)
+            # The away flags changed after the last move's version: publish them too (a bot
+            # now plays an away seat that must act).
+            publish_change(table)
         return acted
 
 
@@ -66,25 +67,50 @@ def table_version(table_id) -> int | None:
     return version
 
 
+# A bot whose decision went stale (the table changed while it thought) decides again this
+# many times at most, then gives up quietly: the sweep retries a bot seat left waiting.
+BOT_TRIES = 3
+
+
+def _bot_decision(table_id, version: int | None) -> tuple[int, int, dict] | None:
+    """Read the table WITHOUT a lock and decide: (version read, seat, move), or None when no
+    bot must act (or the table moved on from `version`). A hard bot searches here, so no
+    search ever runs while the table row (or SQLite's write lock) is held."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or table.status != Table.Status.ACTIVE or table.state is None:
+        return None
+    if version is not None and table.version != version:
+        return None
+    engine = engine_for(table)
+    rows = seat_rows(table)
+    seat = next((s for s in engine.to_act(table.state) if rows[s].bot_controlled), None)
+    if seat is None:
+        return None
+    level = rows[seat].bot_level or "easy"
+    # The bot sees only its seat's view.
+    move = bots.choose_move(table.game, level, engine.view(table.state, seat), random.Random(secrets.randbits(64)))
+    return table.version, seat, move
+
+
 def table_bot_step(*, table_id, version: int | None = None) -> bool:
     """One move for the first bot-controlled seat that must act, chosen from that seat's
-    view only."""
-    with transaction.atomic():
-        table = lock_table(table_id)
-        if version is not None and table.version != version:
+    view only: decided off the lock, then submitted through the command path if the table
+    is still at the version the bot read; a stale decision is made again (BOT_TRIES)."""
+    for _ in range(BOT_TRIES):
+        decision = _bot_decision(table_id, version)
+        if decision is None:
             return False
-        if table.status != Table.Status.ACTIVE:
-            return False
-        engine = engine_for(table)
-        rows = seat_rows(table)
-        seat = next((s for s in engine.to_act(table.state) if rows[s].bot_controlled), None)
-        if seat is None:
-            return False
-        view = engine.view(table.state, seat)
-        level = rows[seat].bot_level or "easy"
-        move = bots.choose_move(table.game, level, view, random.Random(secrets.randbits(64)))
-        apply_move(table, seat=seat, move=move, by=Move.By.BOT)
-        return True
+        read_version, seat, move = decision
+        with transaction.atomic():
+            table = lock_table(table_id)
+            if table.version == read_version:
+                # Same version: same state, same seats and the same bot control as decided on.
+                apply_move(table, seat=seat, move=move, by=Move.By.BOT)
+                return True
+        # The table changed while the bot thought (a human's move, a player back, another
+        # worker's bot move): decide again on what it is now, if a bot still must act.
+        version = None
+    return False
 
 
 def table_back(*, table_id, user) -> Table:

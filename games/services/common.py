@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db import transaction
 from django.utils import timezone
 
 from config.errors import Conflict, Forbidden, IllegalMoveError, Invalid, NotFound, NotYourTurnError
-from games import notify, scheduling
 from games.engine import base as engine_base
 from games.engine import registry
 from games.models import Move, Seat, Table
 
-from . import ratings, webhooks
+from . import changes, follow_ups, webhooks
+
+# The platform's own subscribers (wake-ups, deadline and bot step, webhooks, ratings) join the hook.
+follow_ups.install()
 
 
 def engine_for(table: Table) -> engine_base.Game:
@@ -27,8 +28,16 @@ def lock_table(table_id) -> Table:
         table = Table.objects.select_for_update().get(pk=table_id)
     except (Table.DoesNotExist, ValueError, TypeError) as exc:
         raise NotFound("no such table") from exc
-    # What the change's webhook events compare against (no query: status and who acts).
-    table._before_change = webhooks.snapshot(table)
+    # The locked state's seat mapping and who acts, read once: the platform's checks and the
+    # change's webhook events (which compare before and after) use them.
+    players = to_act = None
+    if table.state is not None:
+        engine = engine_for(table)
+        players = tuple(engine.seat_players(table.state))
+        if table.status == Table.Status.ACTIVE:
+            to_act = tuple(engine.to_act(table.state))
+    table._players = (table.state, players)
+    table._before_change = webhooks.Snapshot.of(table.status, to_act or (), players)
     return table
 
 
@@ -47,8 +56,13 @@ def engine_error(exc: engine_base.EngineError) -> Exception:
 
 
 def seat_players(table: Table) -> list[int]:
+    """Current seat -> player (seat row index); from the lock's read while the state is the
+    locked one."""
     if table.state is None:
         return list(range(table.seat_count))
+    known = getattr(table, "_players", None)
+    if known is not None and known[0] is table.state and known[1] is not None:
+        return list(known[1])
     return engine_for(table).seat_players(table.state)
 
 
@@ -56,88 +70,107 @@ def current_seat(table: Table, seat_row: Seat) -> int:
     return seat_players(table).index(seat_row.index)
 
 
-def refresh_deadline(table: Table) -> None:
-    """Deadlines are data: the current decision's deadline is stored on the table."""
+def refresh_deadline(table: Table, to_act: tuple[int, ...] | list[int] | None = None) -> None:
+    """Deadlines are data: the current decision's deadline is stored on the table. `to_act`:
+    who acts now, when the caller already knows it (a move's Result)."""
     if table.status != Table.Status.ACTIVE or not table.turn_timeout:
         table.deadline = None
         return
-    if engine_for(table).to_act(table.state):
-        table.deadline = timezone.now() + timedelta(seconds=table.turn_timeout)
-    else:
-        table.deadline = None
+    if to_act is None:
+        to_act = engine_for(table).to_act(table.state)
+    table.deadline = timezone.now() + timedelta(seconds=table.turn_timeout) if to_act else None
 
 
-def bump(table: Table, *, update_fields: list[str] | None = None, mover: int | None = None) -> None:
-    """Save a change to a locked table: version + 1; on commit, wake waiters and queue the
-    follow-ups; record the webhook events the change causes (`mover`: the seat row index of
-    the player whose move it was)."""
+def seat_rows(table: Table, players: tuple[int, ...] | list[int] | None = None) -> dict[int, Seat]:
+    """Current seat -> seat row (`players`: the seat mapping, when the caller knows it)."""
+    rows = {row.index: row for row in table.seats.all()}
+    if players is None:
+        players = seat_players(table)
+    return {seat: rows[player] for seat, player in enumerate(players)}
+
+
+def bump(
+    table: Table,
+    *,
+    update_fields: list[str] | None = None,
+    mover: int | None = None,
+    result: engine_base.Result | None = None,
+    move: dict | None = None,
+) -> None:
+    """Save a change to a locked table (version + 1) and publish it once through the change
+    hook (`changes`): the webhook rows in this transaction; on commit, the wake-ups and the
+    follow-up tasks. `mover`: the seat row index of the player whose move it was; `result`:
+    the move's engine Result, whose facts are used instead of asking the engine again."""
     table.version += 1
     fields = None if update_fields is None else [*update_fields, "version", "updated_at"]
     table.save(update_fields=fields)
-    table_id, version = str(table.pk), table.version
-    transaction.on_commit(lambda: notify.table_changed(table_id, version))
-    rows = seat_rows(table)
-    schedule_after(table, rows)
-    before = getattr(table, "_before_change", None)
-    webhooks.record_change(table, rows, before=before, mover=mover)
-    table._before_change = webhooks.snapshot(table)
+    publish_change(table, mover=mover, result=result, move=move)
 
 
-def seat_rows(table: Table) -> dict[int, Seat]:
-    """Current seat -> seat row."""
-    rows = {row.index: row for row in table.seats.all()}
-    return {seat: rows[player] for seat, player in enumerate(seat_players(table))}
-
-
-def schedule_after(table: Table, rows: dict[int, Seat] | None = None) -> None:
-    """Record whether a bot must act now, and queue the follow-up tasks (a bot move, the
-    deadline and its warning) for when the change commits."""
-    pending = False
-    humans_to_act = False
-    if table.status == Table.Status.ACTIVE and table.state is not None:
-        rows = rows if rows is not None else seat_rows(table)
-        acting = [rows[s] for s in engine_for(table).to_act(table.state)]
-        pending = any(row.bot_controlled for row in acting)
-        humans_to_act = any(not row.bot_controlled for row in acting)
-    if pending != table.bot_pending:
-        table.bot_pending = pending
-        Table.objects.filter(pk=table.pk).update(bot_pending=pending)
-    table_id, version, deadline, delay, timeout = str(table.pk), table.version, table.deadline, table.bot_delay, table.turn_timeout
-
-    def queue():
-        if pending:
-            scheduling.queue_bot_move(table_id, version, delay)
-        if deadline is not None:
-            scheduling.queue_deadline(table_id, version, deadline)
-            if humans_to_act:
-                scheduling.queue_timeout_warning(table_id, version, deadline, timeout)
-
-    transaction.on_commit(queue)
+def publish_change(
+    table: Table, *, mover: int | None = None, result: engine_base.Result | None = None, move: dict | None = None
+) -> None:
+    """Publish the table's current facts (after `bump`, or after a change that keeps the
+    version, such as seats marked away after a timeout)."""
+    to_act: tuple[int, ...] = ()
+    players = None
+    if table.state is not None:
+        if result is not None:
+            to_act, players = result.to_act, result.seat_players
+            table._players = (table.state, players)
+        elif table.status == Table.Status.ACTIVE:
+            engine = engine_for(table)
+            to_act, players = tuple(engine.to_act(table.state)), tuple(engine.seat_players(table.state))
+    if table.status != Table.Status.ACTIVE:
+        to_act = ()
+    rows = seat_rows(table, players)
+    acting = [rows[s] for s in to_act]
+    bot_to_act = any(row.bot_controlled for row in acting)
+    if bot_to_act != table.bot_pending:
+        # Read by the sweep to find bots whose queued move was lost.
+        table.bot_pending = bot_to_act
+        Table.objects.filter(pk=table.pk).update(bot_pending=bot_to_act)
+    changes.publish(
+        changes.Change(
+            table_id=str(table.pk),
+            game=table.game,
+            version=table.version,
+            status=table.status,
+            deadline=table.deadline,
+            turn_timeout=table.turn_timeout,
+            bot_delay=table.bot_delay,
+            to_act=tuple(to_act),
+            bot_to_act=bot_to_act,
+            human_to_act=any(not row.bot_controlled for row in acting),
+            move=move,
+            events=tuple(result.events) if result is not None else (),
+            extra={"table": table, "rows": rows, "mover": mover, "players": players, "result": result},
+        )
+    )
 
 
 def apply_move(
-    table: Table, *, seat: int, move: dict, by: str, user=None
+    table: Table, *, seat: int | None, move: dict, by: str, user=None
 ) -> tuple[list[dict], Move]:
-    """Apply one move to a locked, active table through its engine, append it to the log,
-    store the new state and bump the version. Raises the contract's API errors."""
+    """The command path's engine step: apply one move to a locked, active table with ONE
+    engine call (`Game.apply`, whose Result says who acts next, whether the game is over and
+    where everyone sits), append it to the log, store the new state and bump the version.
+    Raises the contract's API errors."""
     engine = engine_for(table)
     if table.status != Table.Status.ACTIVE:
         raise Conflict("the table is not in play")
-    before = table.state
+    mover = None if seat is None else seat_players(table)[seat]
     try:
-        state, events = engine.apply(before, seat, move)
+        result = engine.apply(table.state, seat, move)
     except engine_base.EngineError as exc:
         raise engine_error(exc) from exc
     table.move_count += 1
-    table.state = state
-    if engine.is_finished(state):
+    table.state = result.state
+    if result.over:
         table.status = Table.Status.FINISHED
         table.finished_at = timezone.now()
-        ratings.record_finished(
-            table, rows=seat_rows(table), places=engine.finishing_order(state), teams=engine.teams(state)
-        )
-    refresh_deadline(table)
-    bump(table, mover=None if seat is None else engine.seat_players(before)[seat])
+    refresh_deadline(table, result.to_act)
+    bump(table, mover=mover, result=result, move=move)
     record = Move.objects.create(
         table=table,
         seq=table.move_count,
@@ -145,8 +178,8 @@ def apply_move(
         user=user,
         by=by,
         move=move,
-        events=events,
-        seat_players=engine.seat_players(state),
+        events=result.events,
+        seat_players=list(result.seat_players),
         version=table.version,
     )
-    return events, record
+    return result.events, record

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db import transaction
 
 from config.errors import Conflict, Forbidden, StaleVersion
@@ -9,13 +11,21 @@ from games.models import Move, Table
 
 from .common import apply_move, current_seat, lock_table
 
+Check = Callable[[Table], None]
 
-def move_submit(*, table_id, user, move: dict, expected_version: int | None = None) -> tuple[Table, int, list[dict]]:
+
+def move_submit(
+    *, table_id, user, move: dict, expected_version: int | None = None, check: Check | None = None
+) -> tuple[Table, int, list[dict]]:
     """Apply a seated player's move under the table lock. Returns (table, seat, events).
+    `check(table)`: a feature's own platform check (Lopti: the game, the ids in the path),
+    run first under the same lock, so no check ever judges a state older than the move's.
 
     A move by a player marked away brings them back from the bot (api.md: away)."""
     with transaction.atomic():
         table = lock_table(table_id)
+        if check is not None:
+            check(table)
         row = table.seats.filter(user=user, is_bot=False).first()
         if row is None:
             raise Forbidden("you do not sit at this table")
@@ -36,11 +46,14 @@ def move_submit(*, table_id, user, move: dict, expected_version: int | None = No
         return table, seat, events
 
 
-def server_move_submit(*, table_id, move: dict) -> tuple[Table, list[dict]]:
-    """A move the server makes on a caller's behalf after checking a platform permission the
-    engine does not know (the host starting a session, an operator moderating a rule). The
-    engine sees `seat=None`, which only server moves accept."""
+def server_move_submit(*, table_id, move: dict, check: Check | None = None) -> tuple[Table, list[dict]]:
+    """A move the server makes on a caller's behalf after checking (`check(table)`, under the
+    table lock) a platform permission the engine does not know (the host starting a session,
+    an operator moderating a rule). The engine sees `seat=None`, which only server moves
+    accept."""
     with transaction.atomic():
         table = lock_table(table_id)
+        if check is not None:
+            check(table)
         events, _ = apply_move(table, seat=None, move=move, by=Move.By.SERVER)
         return table, events

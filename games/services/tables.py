@@ -181,7 +181,7 @@ def table_start(*, table_id, user) -> Table:
         table = lock_table(table_id)
         if table.host_id != user.pk:
             raise Forbidden("only the host may start the table")
-        if table.status == Table.Status.ACTIVE and engine_for(table).view(table.state, None)["phase"] == "setup":
+        if table.status == Table.Status.ACTIVE and engine_for(table).phase(table.state) == "setup":
             # L-12.5: a new Lopti session waits in `setup` until the host starts it.
             apply_move(table, seat=None, move={"type": "start_session"}, by=Move.By.SERVER)
             return table

@@ -203,16 +203,21 @@ class Snapshot:
     status: str
     to_act: frozenset[int]
 
+    @classmethod
+    def of(cls, status: str, to_act, players) -> Snapshot:
+        """From the facts a change already knows: current seats to act and the seat mapping."""
+        if status != Table.Status.ACTIVE or players is None:
+            return cls(status, frozenset())
+        return cls(status, frozenset(players[s] for s in to_act))
+
 
 def snapshot(table: Table) -> Snapshot:
     from games.engine import registry
 
-    to_act: frozenset[int] = frozenset()
-    if table.status == Table.Status.ACTIVE and table.state is not None:
-        engine = registry.get(table.game)
-        players = engine.seat_players(table.state)
-        to_act = frozenset(players[s] for s in engine.to_act(table.state))
-    return Snapshot(table.status, to_act)
+    if table.status != Table.Status.ACTIVE or table.state is None:
+        return Snapshot(table.status, frozenset())
+    engine = registry.get(table.game)
+    return Snapshot.of(table.status, engine.to_act(table.state), engine.seat_players(table.state))
 
 
 @dataclass
@@ -223,13 +228,15 @@ class Occurrence:
     data: dict
 
 
-def record_change(table: Table, rows: dict, *, before: Snapshot | None, mover: int | None = None) -> None:
+def record_change(
+    table: Table, rows: dict, *, before: Snapshot | None, after: Snapshot | None = None, mover: int | None = None
+) -> None:
     """Under the table lock, after a change was saved: the events it causes (a new decision for
     a player, the start, the end). `rows` maps current seats to seat rows; `mover` is the seat
     row index of the player who just moved (their next decision, if any, is a new one)."""
     if before is None:
         return
-    after = snapshot(table)
+    after = after if after is not None else snapshot(table)
     seat_of = {row.index: seat for seat, row in rows.items()}
     humans = {row.index: row for row in rows.values() if row.user_id and not row.is_bot}
     if not humans:
@@ -269,13 +276,15 @@ def record_seat_away(table: Table, row, *, seat: int, reason: str) -> None:
 def record_timeout_warning(*, table_id, version: int) -> int:
     """A quarter of the turn timeout is left on the decision the table waited for at
     `version`: warn the humans who must act. Once per decision (the dedupe key)."""
-    from games.services.common import seat_rows
+    from games.engine import registry
 
     with transaction.atomic():
         table = Table.objects.filter(pk=table_id).first()
         if table is None or table.version != version or table.status != Table.Status.ACTIVE or table.deadline is None:
             return 0
-        rows = seat_rows(table)
+        engine = registry.get(table.game)
+        by_index = {row.index: row for row in table.seats.all()}
+        rows = dict(enumerate(by_index[player] for player in engine.seat_players(table.state)))
         left = max(0, int((table.deadline - timezone.now()).total_seconds()))
         found = [
             Occurrence(
@@ -284,16 +293,10 @@ def record_timeout_warning(*, table_id, version: int) -> int:
                 f"timeout_warning:{table.pk}:{version}:{row.index}",
                 {"seat": seat, "game": table.game, "deadline": table.deadline.isoformat(), "seconds_left": left},
             )
-            for seat in snapshot_seats(table)
+            for seat in engine.to_act(table.state)
             if (row := rows[seat]).user_id and not row.bot_controlled
         ]
         return _record(table, found)
-
-
-def snapshot_seats(table: Table) -> list[int]:
-    from games.engine import registry
-
-    return registry.get(table.game).to_act(table.state)
 
 
 def _final(table: Table) -> dict:
@@ -302,7 +305,7 @@ def _final(table: Table) -> dict:
 
     scores = None
     if table.state is not None:
-        scores = registry.get(table.game).view(table.state, None).get("scores")
+        scores = registry.get(table.game).scores(table.state)
     return {"game": table.game, "aborted": table.aborted, "scores": scores, "winners": selectors.table_winners(table)}
 
 

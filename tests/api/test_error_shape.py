@@ -197,7 +197,7 @@ def test_unknown_paths_elsewhere_keep_django_pages(anon):
 
 @pytest.mark.django_db
 def test_an_unexpected_exception_under_api_is_a_json_500(make_user, monkeypatch):
-    from games import apis
+    from games.api import tables as apis
 
     def boom(*args, **kwargs):
         raise RuntimeError("boom")

@@ -194,6 +194,14 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`make test` runs two workers, `--dist loadgroup`), every test here
+    runs on the same worker: their Celery workers share the broker (its folder, or Redis), so
+    two at once could take each other's tasks; each xdist worker has its own test database.
+    The opt-in suites (OPT_IN) run only when a `-m` expression names them."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.path).parents:
+            item.add_marker(pytest.mark.xdist_group("integration"))
     expression = config.getoption("markexpr") or ""
     left_out = [name for name in OPT_IN if name not in expression]
     deselected = [item for item in items if any(item.get_closest_marker(name) for name in left_out)]

@@ -12,9 +12,9 @@ from accounts.models import User
 from config.errors import NotFound
 from config.schema import errors
 from games import selectors
-from games.apis import TableOutputSerializer, get_table
-from games.engine import registry
 from games.services import lobby, ratings
+
+from .tables import TableOutputSerializer
 
 
 class RatingSerializer(serializers.Serializer):
@@ -48,10 +48,8 @@ class LeaderboardApi(APIView):
         responses={200: LeaderboardEntrySerializer(many=True), **errors("not_found")},
     )
     def get(self, request, game):
-        try:
-            registry.get(game)
-        except KeyError as exc:
-            raise NotFound("no such game") from exc
+        if game not in selectors.game_slugs():
+            raise NotFound("no such game")
         paginator = self.Pagination()
         page = paginator.paginate_queryset(ratings.leaderboard(game), request, view=self)
         start = (paginator.page.number - 1) * paginator.page_size
@@ -108,7 +106,7 @@ class QuickPlayApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         table = lobby.quick_play_join(user=request.user, game=game, **serializer.validated_data)
-        return Response(selectors.table_summary(get_table(table.pk)))
+        return Response(selectors.table_summary(selectors.get_table(table.pk)))
 
     @extend_schema(operation_id="lobby_quick_play_leave", request=None,
                    responses={204: None, **errors("not_found")})

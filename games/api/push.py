@@ -14,7 +14,6 @@ from rest_framework.views import APIView
 from config.errors import Invalid
 from config.schema import errors
 from games import selectors, streams
-from games.apis import get_table
 from games.services import automation, webhooks
 
 
@@ -47,6 +46,7 @@ class TableEventsApi(APIView):
             "stream after an hour (reconnect with `Last-Event-ID`). At most 20 open streams per user (429)."
         ),
         parameters=[
+            # The bounds the stream checks (streams.parse_after): a version number.
             OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": streams.MAX_AFTER},
                              description="resume after this version (like Last-Event-ID)"),
             OpenApiParameter("Last-Event-ID", {"type": "integer", "minimum": 0, "maximum": streams.MAX_AFTER},
@@ -67,7 +67,7 @@ class TableEventsApi(APIView):
         if bad:
             raise Invalid(f"{bad} must be a version number", {"fields": {bad: [f"0..{streams.MAX_AFTER}"]}})
         automation.table_version(table_id)
-        state = selectors.state_view(get_table(table_id), request.user)
+        state = selectors.state_view(selectors.get_table(table_id), request.user)
         chunk, _ = streams.opening(state, after)
         response = HttpResponse(chunk, content_type="text/event-stream; charset=utf-8")
         response["Cache-Control"] = "no-cache"

@@ -3,33 +3,20 @@ selector, and shape the response; they hold no game logic."""
 
 from __future__ import annotations
 
-import json
-
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
-from config.errors import Invalid, NotFound
-from config.schema import IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_MAX, errors
+from config.errors import Invalid
+from config.schema import IDEMPOTENCY_KEY, errors
 from games import selectors
-from games.engine import registry
 from games.models import Table
-from games.services import automation, idempotency, moves, tables
+from games.services import automation, moves, tables
 
-
-def _jsonable(data):
-    return json.loads(json.dumps(data, cls=JSONEncoder))
-
-
-def get_table(table_id) -> Table:
-    try:
-        return Table.objects.select_related("host").prefetch_related("seats__user").get(pk=table_id)
-    except (Table.DoesNotExist, ValueError, TypeError) as exc:
-        raise NotFound("no such table") from exc
+from .http import Idempotent, int_param, move_body, validated
 
 
 class PlayerSerializer(serializers.Serializer):
@@ -89,33 +76,6 @@ class StateSerializer(serializers.Serializer):
         ref_name = "State"
 
 
-class Idempotent:
-    """POST handling shared by state-changing operations: Idempotency-Key replay, errors
-    rendered in the one error shape, and the stored first response."""
-
-    def idempotent(self, request, run, *, status: int = 200) -> Response:
-        def call():
-            try:
-                body = run()
-            except Exception as exc:  # rendered like any API error, then stored
-                response = self.handle_exception(exc)
-                return response.status_code, _jsonable(response.data)
-            return status, _jsonable(body)
-
-        key = request.headers.get("Idempotency-Key")
-        if key is not None and not 0 < len(key) <= IDEMPOTENCY_KEY_MAX:
-            raise Invalid(
-                f"Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} characters",
-                {"fields": {"Idempotency-Key": [f"1-{IDEMPOTENCY_KEY_MAX} characters"]}},
-            )
-        digest = idempotency.request_hash(request.method, request.path, request.data)
-        code, body, replayed = idempotency.idempotent_call(user=request.user, key=key, digest=digest, run=call)
-        response = Response(body, status=code)
-        if replayed:
-            response["Idempotent-Replayed"] = "true"
-        return response
-
-
 class GamesApi(APIView):
     permission_classes: list = []
 
@@ -145,7 +105,7 @@ class GamesApi(APIView):
         auth=[],
     )
     def get(self, request):
-        catalogue = [g.catalogue() for g in registry.all_games()]
+        catalogue = selectors.games_catalogue()
         for game in catalogue:
             game["options"]["bot_delay"] = tables.BOT_DELAY_OPTION
             game["options"]["rated"] = tables.RATED_OPTION
@@ -154,10 +114,10 @@ class GamesApi(APIView):
 
 class TablesApi(Idempotent, APIView):
     class InputSerializer(serializers.Serializer):
-        game = serializers.ChoiceField(choices=[g.slug for g in registry.all_games()])
+        game = serializers.ChoiceField(choices=selectors.game_slugs())
         seats = serializers.IntegerField(
-            min_value=min(g.min_players for g in registry.all_games()),
-            max_value=max(g.max_players for g in registry.all_games()),
+            min_value=selectors.seat_range()[0],
+            max_value=selectors.seat_range()[1],
             help_text="within the game's min_players..max_players (GET /games)",
         )
         options = serializers.DictField(required=False, default=dict, help_text="the game's options (GET /games)")
@@ -190,7 +150,7 @@ class TablesApi(Idempotent, APIView):
         operation_id="tables_list",
         description="Public tables, newest first, a page at a time (`limit`, `offset`).",
         parameters=[
-            OpenApiParameter("game", str, enum=[g.slug for g in registry.all_games()]),
+            OpenApiParameter("game", str, enum=selectors.game_slugs()),
             OpenApiParameter("status", str, enum=[s for s, _ in Table.Status.choices]),
             OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": Pagination.max_limit},
                              description=f"page size (default {Pagination.default_limit})"),
@@ -205,12 +165,12 @@ class TablesApi(Idempotent, APIView):
         if status is not None and status not in Table.Status.values:
             raise Invalid("unknown status", {"fields": {"status": [f"must be one of {Table.Status.values}"]}})
         game = request.query_params.get("game")
-        if game is not None and game not in {g.slug for g in registry.all_games()}:
+        if game is not None and game not in set(selectors.game_slugs()):
             raise Invalid("unknown game", {"fields": {"game": ["must be a game slug from GET /games"]}})
         # DRF's paginator silently replaces a bad limit or offset by the default: refuse them
         # instead, as the schema says (issue 18.7).
-        _int_param(request, "limit", self.Pagination.default_limit, 1, self.Pagination.max_limit)
-        _int_param(request, "offset", 0, 0, 2**31)
+        int_param(request, "limit", self.Pagination.default_limit, 1, self.Pagination.max_limit)
+        int_param(request, "offset", 0, 0, 2**31)
         paginator = self.Pagination()
         page = paginator.paginate_queryset(
             selectors.tables_list(game=game, status=status), request, view=self
@@ -225,23 +185,17 @@ class TablesApi(Idempotent, APIView):
     )
     def post(self, request):
         def run():
-            data = _validated(self.InputSerializer, request.data)
+            data = validated(self.InputSerializer, request.data)
             table = tables.table_create(user=request.user, **data)
-            return selectors.table_summary(get_table(table.pk))
+            return selectors.table_summary(selectors.get_table(table.pk))
 
         return self.idempotent(request, run, status=201)
-
-
-def _validated(serializer_class, data) -> dict:
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return dict(serializer.validated_data)
 
 
 class TableDetailApi(APIView):
     @extend_schema(operation_id="tables_retrieve", responses={200: TableOutputSerializer, **errors("not_found")})
     def get(self, request, table_id):
-        return Response(selectors.table_summary(get_table(table_id)))
+        return Response(selectors.table_summary(selectors.get_table(table_id)))
 
 
 class TableJoinApi(Idempotent, APIView):
@@ -259,9 +213,9 @@ class TableJoinApi(Idempotent, APIView):
     )
     def post(self, request, table_id):
         def run():
-            data = _validated(self.InputSerializer, request.data)
+            data = validated(self.InputSerializer, request.data)
             tables.table_join(table_id=table_id, user=request.user, seat=data.get("seat"))
-            return selectors.table_summary(get_table(table_id))
+            return selectors.table_summary(selectors.get_table(table_id))
 
         return self.idempotent(request, run)
 
@@ -282,7 +236,7 @@ class TableLeaveApi(Idempotent, APIView):
             table = tables.table_leave(table_id=table_id, user=request.user)
             if table is None:
                 return None
-            return selectors.table_summary(get_table(table_id))
+            return selectors.table_summary(selectors.get_table(table_id))
 
         response = self.idempotent(request, run)
         if response.data is None and response.status_code == 200:
@@ -300,7 +254,7 @@ class TableStartApi(Idempotent, APIView):
     def post(self, request, table_id):
         def run():
             tables.table_start(table_id=table_id, user=request.user)
-            return selectors.table_summary(get_table(table_id))
+            return selectors.table_summary(selectors.get_table(table_id))
 
         return self.idempotent(request, run)
 
@@ -356,9 +310,9 @@ class TableMovesApi(Idempotent, APIView):
         },
     )
     def get(self, request, table_id):
-        table = get_table(table_id)
-        after = _int_param(request, "after", 0, 0, 2**31)
-        limit = _int_param(request, "limit", 500, 1, 500)
+        table = selectors.get_table(table_id)
+        after = int_param(request, "after", 0, 0, 2**31)
+        limit = int_param(request, "limit", 500, 1, 500)
         return Response(selectors.move_log(table, request.user, after=after, limit=limit))
 
     @extend_schema(
@@ -372,43 +326,17 @@ class TableMovesApi(Idempotent, APIView):
     )
     def post(self, request, table_id):
         def run():
-            move, expected = _move_body(request.data)
+            move, expected = move_body(request.data)
             table, seat, events = moves.move_submit(
                 table_id=table_id, user=request.user, move=move, expected_version=expected
             )
-            engine = registry.get(table.game)
             return {
                 "version": table.version,
-                "events": [engine.view_event(e, seat) for e in events],
+                "events": selectors.move_events(table, events, seat),
                 "state": selectors.state_view(table, request.user),
             }
 
         return self.idempotent(request, run)
-
-
-def _move_body(data) -> tuple[dict, int | None]:
-    if not isinstance(data, dict):
-        raise Invalid("the move must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
-    move = dict(data)
-    expected = move.pop("expected_version", None)
-    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)):
-        raise Invalid("expected_version must be an integer", {"fields": {"expected_version": ["must be an integer"]}})
-    if not isinstance(move.get("type"), str):
-        raise Invalid("a move needs a type", {"fields": {"type": ["this field is required"]}})
-    return move, expected
-
-
-def _int_param(request, name: str, default: int, low: int, high: int) -> int:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise Invalid(f"{name} must be an integer", {"fields": {name: ["must be an integer"]}}) from exc
-    if not low <= value <= high:
-        raise Invalid(f"{name} out of range", {"fields": {name: [f"must be {low}..{high}"]}})
-    return value
 
 
 class TableStateApi(APIView):
@@ -452,9 +380,9 @@ class TableBotsApi(Idempotent, APIView):
     )
     def post(self, request, table_id):
         def run():
-            data = _validated(self.InputSerializer, request.data)
+            data = validated(self.InputSerializer, request.data)
             automation.table_add_bot(table_id=table_id, user=request.user, level=data["level"], seat=data.get("seat"))
-            return selectors.table_summary(get_table(table_id))
+            return selectors.table_summary(selectors.get_table(table_id))
 
         return self.idempotent(request, run)
 
@@ -470,6 +398,6 @@ class TableBackApi(Idempotent, APIView):
     def post(self, request, table_id):
         def run():
             automation.table_back(table_id=table_id, user=request.user)
-            return selectors.table_summary(get_table(table_id))
+            return selectors.table_summary(selectors.get_table(table_id))
 
         return self.idempotent(request, run)

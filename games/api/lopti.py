@@ -16,8 +16,10 @@ from rest_framework.views import APIView
 from config.errors import Invalid
 from config.schema import IDEMPOTENCY_KEY, errors
 from games import selectors
-from games.apis import Idempotent, TableOutputSerializer, get_table
 from games.services import lopti
+
+from .http import Idempotent
+from .tables import TableOutputSerializer
 
 
 class WhenSerializer(serializers.Serializer):
@@ -182,16 +184,6 @@ VOTE_DOC = VoteSerializer
 DUEL_DOC = DuelSerializer
 
 
-def _require(table_id, *, vote_id: int | None = None, duel_id: int | None = None) -> None:
-    """404 `not_found` for a vote or duel the table does not have (issue 18.6: a ballot on a
-    missing vote was the engine's 400 `invalid`). Read through the services' own lookups."""
-    table = lopti.lopti_table(table_id)
-    if vote_id is not None:
-        lopti.vote_detail(table, vote_id)
-    if duel_id is not None:
-        lopti.duel_detail(table, duel_id)
-
-
 def _body(request) -> dict:
     if not isinstance(request.data, dict):
         raise Invalid("the body must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
@@ -201,7 +193,7 @@ def _body(request) -> dict:
 class HouseRulesApi(Idempotent, APIView):
     @extend_schema(operation_id="lopti_house_rules_list", responses={200: RuleViewSerializer(many=True), **errors("not_found", "conflict")})
     def get(self, request, table_id):
-        return Response(lopti.house_rules(lopti.lopti_table(table_id)))
+        return Response(selectors.house_rules(selectors.lopti_table(table_id)))
 
     @extend_schema(
         operation_id="lopti_house_rules_submit",
@@ -229,7 +221,7 @@ class HouseRulesApi(Idempotent, APIView):
 
         def write():
             table = lopti.house_rule_write(table_id=table_id, user=request.user, rule=body["rule"])
-            return lopti.house_rules(table)
+            return selectors.house_rules(table)
 
         return self.idempotent(request, write, status=201)
 
@@ -246,7 +238,7 @@ class HouseRuleDetailApi(APIView):
         if not isinstance(body.get("rule"), dict):
             raise Invalid("send {rule}", {"fields": {"rule": ["an object in the form of L-11.7"]}})
         table = lopti.house_rule_edit(table_id=table_id, user=request.user, rule_id=rule_id, rule=body["rule"])
-        return Response(lopti.house_rules(table))
+        return Response(selectors.house_rules(table))
 
     @extend_schema(
         operation_id="lopti_house_rules_delete",
@@ -256,7 +248,7 @@ class HouseRuleDetailApi(APIView):
     )
     def delete(self, request, table_id, rule_id):
         table = lopti.house_rule_delete(table_id=table_id, user=request.user, rule_id=rule_id)
-        return Response(lopti.house_rules(table))
+        return Response(selectors.house_rules(table))
 
 
 class RuleVotesApi(Idempotent, APIView):
@@ -272,7 +264,7 @@ class RuleVotesApi(Idempotent, APIView):
 
         def run():
             table, vote_id = lopti.vote_propose(table_id=table_id, user=request.user, proposal=body)
-            return lopti.vote_detail(table, vote_id)
+            return selectors.vote_detail(table, vote_id)
 
         return self.idempotent(request, run, status=201)
 
@@ -280,7 +272,7 @@ class RuleVotesApi(Idempotent, APIView):
 class RuleVoteDetailApi(APIView):
     @extend_schema(operation_id="lopti_votes_retrieve", responses={200: VOTE_DOC, **errors("not_found", "conflict")})
     def get(self, request, table_id, vote_id):
-        return Response(lopti.vote_detail(lopti.lopti_table(table_id), vote_id))
+        return Response(selectors.vote_detail(selectors.lopti_table(table_id), vote_id))
 
 
 class BallotsApi(Idempotent, APIView):
@@ -301,9 +293,8 @@ class BallotsApi(Idempotent, APIView):
         def run():
             serializer = self.InputSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
-            _require(table_id, vote_id=vote_id)
             table = lopti.vote_ballot(table_id=table_id, user=request.user, vote_id=vote_id, yes=serializer.validated_data["yes"])
-            return lopti.vote_detail(table, vote_id)
+            return selectors.vote_detail(table, vote_id)
 
         return self.idempotent(request, run)
 
@@ -318,9 +309,8 @@ class ChampionsApi(Idempotent, APIView):
     )
     def post(self, request, table_id, vote_id):
         def run():
-            _require(table_id, vote_id=vote_id)
             table = lopti.vote_champion(table_id=table_id, user=request.user, vote_id=vote_id)
-            return lopti.vote_detail(table, vote_id)
+            return selectors.vote_detail(table, vote_id)
 
         return self.idempotent(request, run)
 
@@ -328,7 +318,7 @@ class ChampionsApi(Idempotent, APIView):
 class DuelDetailApi(APIView):
     @extend_schema(operation_id="lopti_duels_retrieve", responses={200: DUEL_DOC, **errors("not_found", "conflict")})
     def get(self, request, table_id, duel_id):
-        return Response(lopti.duel_detail(lopti.lopti_table(table_id), duel_id))
+        return Response(selectors.duel_detail(selectors.lopti_table(table_id), duel_id))
 
 
 class ThrowsApi(Idempotent, APIView):
@@ -349,9 +339,8 @@ class ThrowsApi(Idempotent, APIView):
         def run():
             serializer = self.InputSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
-            _require(table_id, duel_id=duel_id)
             table = lopti.duel_throw(table_id=table_id, user=request.user, duel_id=duel_id, throw=serializer.validated_data["throw"])
-            return lopti.duel_detail(table, duel_id)
+            return selectors.duel_detail(table, duel_id)
 
         return self.idempotent(request, run)
 
@@ -368,6 +357,6 @@ class SessionsApi(Idempotent, APIView):
     def post(self, request, table_id):
         def run():
             lopti.session_new(table_id=table_id, user=request.user)
-            return selectors.table_summary(get_table(table_id))
+            return selectors.table_summary(selectors.get_table(table_id))
 
         return self.idempotent(request, run)

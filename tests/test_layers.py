@@ -1,0 +1,79 @@
+"""The layers of ARCHITECTURE, enforced (issue 11, "Must hold"): the import-linter contracts
+in pyproject.toml (engines and bots import nothing from Django or the project; views never
+import an engine; one way down through the layers of games/; no import circle inside a
+package), and nothing above the engine imports a private name (one starting with `_`) from it."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ROOT / "games"
+
+
+def test_the_import_contracts_hold():
+    lint = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "BROKEN" not in done.stdout and done.stdout.count("KEPT") == 4
+
+
+def private_engine_names(source: str) -> list[str]:
+    """The private names of games.engine that `source` imports or reads off an engine module."""
+    tree = ast.parse(source)
+    engine_aliases: set[str] = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[:2] == ["games", "engine"]:
+            for alias in node.names:
+                if alias.name.startswith("_"):
+                    found.append(f"{node.module}.{alias.name}")
+                else:
+                    engine_aliases.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[:2] == ["games", "engine"]:
+                    if any(part.startswith("_") for part in alias.name.split(".")):
+                        found.append(alias.name)
+                    engine_aliases.add(alias.asname or alias.name.split(".")[0])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            base = node.value
+            if isinstance(base, ast.Name) and base.id in engine_aliases:
+                found.append(f"{base.id}.{node.attr}")
+    return found
+
+
+def offenders(paths) -> dict[str, list[str]]:
+    found = {}
+    for path in paths:
+        names = private_engine_names(path.read_text())
+        if names:
+            found[str(path.relative_to(ROOT))] = names
+    return found
+
+
+def test_nothing_in_the_platform_imports_a_private_engine_name():
+    platform = [
+        p for p in GAMES.rglob("*.py")
+        if not {GAMES / "engine", GAMES / "bots"} & set(p.parents) and "migrations" not in p.parts
+    ]
+    assert offenders(platform) == {}
+
+
+def test_no_bot_imports_a_private_engine_name():
+    # Issue 11.2 (the engine engineers' bots search through determinize/step).
+    assert offenders((GAMES / "bots").rglob("*.py")) == {}
+
+
+def test_the_private_name_check_sees_both_forms():
+    source = (
+        "from games.engine.pitch import _bid, legal\n"
+        "from games.engine import president as p\n"
+        "import games.engine.lopti as lopti\n"
+        "x = p._beats(1, 2) + lopti._clone(3) + p.public()\n"
+    )
+    assert sorted(private_engine_names(source)) == ["games.engine.pitch._bid", "lopti._clone", "p._beats"]
