@@ -28,6 +28,13 @@
   its `side` (None alone), a hand's summary adds `side_points`, `side_deltas`,
   `side_scores` and a `side` per award (Game's award is the side's: `side`, `counts` per seat,
   `side_counts`, and no `seat`).
+
+The engine front door (issue 11): `Game.apply` checks (over, the seat to act), then
+`parse_move` (InvalidMove), `check_move` (IllegalMove, `move_error`) and the unchecked `step`.
+The rule functions are public module functions over a `PitchState` (the layout, documented
+below) for the search: `bid_error`, `play_error`, `move_error`, `trick_winner`, `shown_out`,
+`played_cards`, `scoring_teams`, `clone`; `determinize` samples the hidden cards (the other
+hands and the undealt pile) from a seat's view.
 """
 
 from __future__ import annotations
