@@ -60,7 +60,7 @@ import random
 from games.bots import search
 from games.engine.cards import rank_of, standard_deck
 from games.engine.pitch import GAME as ENGINE
-from games.engine.pitch import GAME_VALUES, RANK_INDEX
+from games.engine.pitch import GAME_VALUES, RANK_INDEX, fast_view
 
 # --- the hard bot's budget -------------------------------------------------------------------
 # The budget counts simulated moves (candidates x determinizations x moves left in the hand),
@@ -374,11 +374,13 @@ def hand_score(state: dict, me: int, hand: int) -> float:
     """A playout's score: this seat's score change for hand number `hand` (as views count
     hands) minus the best other seat's, plus WIN_BONUS when the hand ended the game with this
     seat among the winners, minus it when another won. A-9: by side with partnerships (both
-    partners carry the side's change, and the partner is no rival)."""
-    last = state["last_hand"]
+    partners carry the side's change, and the partner is no rival). Read from the public
+    view (`public.last_hand`, the summary of the latest hand scored)."""
+    public = fast_view(state, None)["public"]
+    last = public["last_hand"]
     if last is None or last["hand"] != hand:  # the playout was cut off before the hand ended
         return 0.0
-    team = {me, (me + 2) % 4} if state["options"].get("partnerships") else {me}
+    team = {me, (me + 2) % 4} if public["partnerships"] else {me}
     deltas = last["deltas"]
     score = deltas[me] - max(d for s, d in enumerate(deltas) if s not in team)
     if ENGINE.is_over(state):
@@ -387,26 +389,5 @@ def hand_score(state: dict, me: int, hand: int) -> float:
 
 
 def playout_policy(state: dict, seat: int, rng: random.Random) -> dict:
-    """`easy` for every seat of a playout, on the part of the view it reads."""
-    return easy(_playout_view(state, seat), rng)
-
-
-def _playout_view(state: dict, seat: int) -> dict:
-    """The part of `ENGINE.view(state, seat)` that `easy` reads, without the copies (a playout
-    never keeps or edits it). A test checks that `easy` decides the same on both."""
-    return {
-        "phase": state["phase"],
-        "dealer": state["dealer"],
-        "you": {"seat": seat, "hand": state["hands"][seat]},
-        "seats": state["tricks_won"],  # only its length (the number of seats) is read
-        "public": {
-            "low_to": state["options"]["low_to"],
-            "partnerships": bool(state["options"].get("partnerships")),
-            "high_bid": state["high_bid"],
-            "high_bidder": state["high_bidder"],
-            "trump": state["trump"],
-            "trick": state["trick"],
-            "tricks": state["tricks"],
-        },
-        "legal_moves": ENGINE.legal_moves(state, seat),
-    }
+    """`easy` for every seat of a playout, on the engine's view without its copy."""
+    return easy(fast_view(state, seat), rng)

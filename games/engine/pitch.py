@@ -339,51 +339,57 @@ class Pitch(Game):
 
     # --- views -------------------------------------------------------------------------------
     def view(self, state: dict, seat: int | None) -> dict:
-        n = state["players"]
-        spoken = {b["seat"]: b["value"] for b in state["bids"]}
-        partnerships = bool(state["options"].get("partnerships"))
-        public = {
-            "hand": state["hand_no"] + 1,
-            "target_score": state["options"]["target_score"],
-            "low_to": state["options"]["low_to"],
-            # A-9.5: the sides and their scores; None when everyone plays alone.
-            "partnerships": partnerships,
-            "sides": [list(side) for side in SIDES] if partnerships else None,
-            "side_scores": [state["scores"][side[0]] for side in SIDES] if partnerships else None,
-            "bids": state["bids"],
-            "high_bid": state["high_bid"],
-            "high_bidder": state["high_bidder"],
-            "pitcher": state["pitcher"],
-            "contract": state["contract"],
-            "trump": state["trump"],
-            "trick": state["trick"],
-            "tricks": state["tricks"],
-            "tricks_won": state["tricks_won"],
-            "last_hand": state["last_hand"],
-            "winners": state["winners"],
-        }
-        out = {
-            "phase": state["phase"],
-            "turn": state["turn"],
-            "dealer": state["dealer"],
-            "round": state["hand_no"] + 1,
-            "you": None if seat is None else {"seat": seat, "hand": state["hands"][seat]},
-            "seats": [
-                {
-                    "seat": i,
-                    "card_count": len(state["hands"][i]),
-                    "bid": spoken.get(i),
-                    "tricks_won": state["tricks_won"][i],
-                    "side": i % 2 if partnerships else None,
-                }
-                for i in range(n)
-            ],
-            "public": public,
-            "scores": state["scores"],
-            "legal_moves": [] if seat is None else self.legal_moves(state, seat),
-        }
         # Built from references into the state; one JSON round trip detaches it cheaply.
-        return json.loads(json.dumps(out))
+        return json.loads(json.dumps(fast_view(state, seat)))
+
+
+def fast_view(state: dict, seat: int | None) -> dict:
+    """`Pitch.view` without the copy: the same dict, built from references into the state, so
+    it must be neither kept nor modified (the search's playout policies read it)."""
+    n = state["players"]
+    spoken = {b["seat"]: b["value"] for b in state["bids"]}
+    partnerships = bool(state["options"].get("partnerships"))
+    public = {
+        "hand": state["hand_no"] + 1,
+        "target_score": state["options"]["target_score"],
+        "low_to": state["options"]["low_to"],
+        # A-9.5: the sides and their scores; None when everyone plays alone.
+        "partnerships": partnerships,
+        "sides": [list(side) for side in SIDES] if partnerships else None,
+        "side_scores": [state["scores"][side[0]] for side in SIDES] if partnerships else None,
+        "bids": state["bids"],
+        "high_bid": state["high_bid"],
+        "high_bidder": state["high_bidder"],
+        "pitcher": state["pitcher"],
+        "contract": state["contract"],
+        "trump": state["trump"],
+        "trick": state["trick"],
+        "tricks": state["tricks"],
+        "tricks_won": state["tricks_won"],
+        "last_hand": state["last_hand"],
+        "winners": state["winners"],
+    }
+    out = {
+        "phase": state["phase"],
+        "turn": state["turn"],
+        "dealer": state["dealer"],
+        "round": state["hand_no"] + 1,
+        "you": None if seat is None else {"seat": seat, "hand": state["hands"][seat]},
+        "seats": [
+            {
+                "seat": i,
+                "card_count": len(state["hands"][i]),
+                "bid": spoken.get(i),
+                "tricks_won": state["tricks_won"][i],
+                "side": i % 2 if partnerships else None,
+            }
+            for i in range(n)
+        ],
+        "public": public,
+        "scores": state["scores"],
+        "legal_moves": [] if seat is None else GAME.legal_moves(state, seat),
+    }
+    return out
 
 
 # --- move parsing ------------------------------------------------------------------------------

@@ -346,13 +346,12 @@ def test_the_search_scores_a_playout_by_the_hand_it_started_in():
     assert bots.hand_score(st, 0, 1) == 0.0  # no hand scored yet
 
 
-def test_easy_decides_the_same_on_the_playout_view_as_on_the_engine_view():
+def test_the_playout_policy_is_easy_on_the_engine_view():
     for players, options in CONFIGS:
         for st, seat in positions(1100 + players, players, 250, **options):
             view = G.view(st, seat)
-            fast = bots._playout_view(st, seat)
-            assert fast["legal_moves"] == view["legal_moves"]
-            assert bots.easy(fast, random.Random(0)) == bots.easy(view, random.Random(0))
+            assert pitch.fast_view(st, seat) == view
+            assert bots.playout_policy(st, seat, random.Random(0)) == bots.easy(view, random.Random(0))
 
 
 def test_hard_budget_is_bounded_and_shared_by_the_candidates():
