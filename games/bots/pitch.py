@@ -21,15 +21,14 @@ Both policies see only `view = engine.view(state, seat)` and return one of
     that if it only wins for now, and its own worth lost when it cannot win; trumps cost a
     little to spend. The best value wins, the lowest rank on a tie: it takes the jack and the
     10s it can take, throws its cheapest card on a trick it cannot win, and wins cheaply.
-- `hard`: determinized (information-set) Monte Carlo. Each determinization deals the cards
-  the seat has not seen (52 minus its hand and this hand's played cards, all public) to the
-  other seats with their public card counts, honouring the voids their plays revealed
-  (A-4.2/A-4.3: a seat that neither followed nor trumped holds none of the suit led), the
-  rest to the undealt pile; it builds a full engine state that gives exactly this view, and
-  plays the hand out once per candidate move with `easy` for every seat through the engine
-  (`apply` for the candidate move, then the engine's own step functions on that private copy;
-  common random numbers: all candidates are scored on the same deals). A playout's
-  score is this seat's score change for the hand minus the best other seat's, plus
+- `hard`: determinized (information-set) Monte Carlo through the shared search
+  (`games.bots.search.best_move`). The engine's `determinize` deals the cards the seat has
+  not seen (52 minus its hand and this hand's played cards, all public) to the other seats
+  with their public card counts, honouring the suits their plays showed them out of
+  (A-4.2/A-4.3), the rest to the undealt pile; each candidate move is played out in each
+  deal with the engine's unchecked `step` and `easy` for every seat to the end of the hand
+  (common random numbers: all candidates are scored on the same deals). A playout's score
+  (`hand_score`) is this seat's score change for the hand minus the best other seat's, plus
   `WIN_BONUS` when the hand ends the game (minus it when another seat wins). The auction is
   searched the same way: the candidates are the legal bids and one pitch per suit held
   (easy's first lead in that suit); after the bid, the rest of the auction and the play are
@@ -58,10 +57,10 @@ from __future__ import annotations
 
 import random
 
-from games.engine import cards as _cards
-from games.engine import pitch as _engine
+from games.bots import search
+from games.engine.cards import rank_of, standard_deck
 from games.engine.pitch import GAME as ENGINE
-from games.engine.pitch import GAME_VALUES, RANK_INDEX, sort_cards
+from games.engine.pitch import GAME_VALUES, RANK_INDEX, fast_view
 
 # --- the hard bot's budget -------------------------------------------------------------------
 # The budget counts simulated moves (candidates x determinizations x moves left in the hand),
@@ -83,10 +82,10 @@ TRUMP_COST = 0.15  # cost of spending a trump
 BOSS_COST = 0.3  # cost of spending a trump no unseen trump beats while unseen trumps remain
 UNSURE = 0.5  # chance that a card winning the trick for now still wins it
 
-DECK = _cards.standard_deck()
-_R = {c: RANK_INDEX[_cards.rank_of(c)] for c in DECK}  # 0 for a 2 .. 12 for an ace
+DECK = standard_deck()
+_R = {c: RANK_INDEX[rank_of(c)] for c in DECK}  # 0 for a 2 .. 12 for an ace
 _S = {c: c[-1] for c in DECK}
-_V = {c: GAME_VALUES.get(_cards.rank_of(c), 0) for c in DECK}
+_V = {c: GAME_VALUES.get(rank_of(c), 0) for c in DECK}
 TEN, JACK, QUEEN, KING, ACE = 8, 9, 10, 11, 12
 UNSEEN_AT_DEAL = len(DECK) - 6  # cards a seat cannot see during the auction
 
@@ -319,29 +318,35 @@ def hard(view: dict, rng: random.Random) -> dict:
         return legal[0]
     if view["you"] is None or view["phase"] not in ("auction", "play"):
         return easy(view, rng)
-    me = view["you"]["seat"]
-    default = easy(view, rng)
-    candidates = _candidates(view, legal, default)
-    if len(candidates) == 1:
-        return candidates[0]
-    per = determinizations(view, len(candidates))
-    voids = _voids(view)
-    totals = [0.0] * len(candidates)
-    for _ in range(per):
-        base = _determinize(view, voids, rng)
-        seed = rng.randrange(1 << 30)
-        for i, move in enumerate(candidates):
-            totals[i] += _playout(base, me, move, random.Random(seed))
-    best = max(range(len(candidates)), key=lambda i: (round(totals[i], 6), -i))
-    return candidates[best]
+    candidates = _candidates(view, legal, easy(view, rng))
+    left = moves_left(view)
+    hand = view["round"]
+    return search.best_move(
+        ENGINE,
+        view,
+        candidates,
+        policy=playout_policy,
+        score=lambda end, me: hand_score(end, me, hand),
+        # The candidate is one of the hand's `left` moves: `left - 1` steps always finish the
+        # hand (fewer when the auction ends early: then a few of the next hand's bids follow,
+        # which the score ignores).
+        budget=search.Budget(samples=determinizations(view, len(candidates)), max_steps=left - 1),
+        rng=rng,
+    )
+
+
+def moves_left(view: dict) -> int:
+    """At most how many moves the hand has left: a play per card held, a bid per seat yet to
+    speak (a pitch is both in one move)."""
+    left = sum(s["card_count"] for s in view["seats"])
+    if view["phase"] == "auction":
+        left += len(view["seats"]) - len(view["public"]["bids"])
+    return left
 
 
 def determinizations(view: dict, candidates: int) -> int:
     """Deals per candidate move: MOVE_BUDGET shared by the candidates' playouts."""
-    left = sum(s["card_count"] for s in view["seats"])
-    if view["phase"] == "auction":
-        left += len(view["seats"]) - len(view["public"]["bids"])
-    per = MOVE_BUDGET // (candidates * (left + PLAYOUT_OVERHEAD))
+    per = MOVE_BUDGET // (candidates * (moves_left(view) + PLAYOUT_OVERHEAD))
     return max(MIN_DETERMINIZATIONS, min(MAX_DETERMINIZATIONS, per))
 
 
@@ -365,140 +370,24 @@ def _candidates(view: dict, legal: list[dict], default: dict) -> list[dict]:
     return out + [m for m in legal if m != default]
 
 
-def _voids(view: dict) -> list[set[str]]:
-    """The suits each seat is known not to hold, from this hand's plays (A-4.2, A-4.3)."""
-    public = view["public"]
-    trump = public["trump"]
-    voids: list[set[str]] = [set() for _ in view["seats"]]
-    if trump is None:
-        return voids
-    tricks = [t["cards"] for t in public["tricks"]]
-    if public["trick"]:
-        tricks.append(public["trick"])
-    for plays in tricks:
-        led = _S[plays[0]["card"]]
-        for p in plays[1:]:
-            s = _S[p["card"]]
-            if s != led and (led == trump or s != trump):
-                voids[p["seat"]].add(led)
-    return voids
+def hand_score(state: dict, me: int, hand: int) -> float:
+    """A playout's score: this seat's score change for hand number `hand` (as views count
+    hands) minus the best other seat's, plus WIN_BONUS when the hand ended the game with this
+    seat among the winners, minus it when another won. A-9: by side with partnerships (both
+    partners carry the side's change, and the partner is no rival). Read from the public
+    view (`public.last_hand`, the summary of the latest hand scored)."""
+    public = fast_view(state, None)["public"]
+    last = public["last_hand"]
+    if last is None or last["hand"] != hand:  # the playout was cut off before the hand ended
+        return 0.0
+    team = {me, (me + 2) % 4} if public["partnerships"] else {me}
+    deltas = last["deltas"]
+    score = deltas[me] - max(d for s, d in enumerate(deltas) if s not in team)
+    if ENGINE.is_over(state):
+        score += WIN_BONUS if me in ENGINE.winners(state) else -WIN_BONUS
+    return float(score)
 
 
-def _determinize(view: dict, voids: list[set[str]], rng: random.Random) -> dict:
-    """A full engine state that gives this view to this seat, the unseen cards dealt at random
-    to the other seats (their public counts, their known voids) and to the undealt pile."""
-    me = view["you"]["seat"]
-    public = view["public"]
-    hand = view["you"]["hand"]
-    n = len(view["seats"])
-    played = {p["card"] for t in public["tricks"] for p in t["cards"]}
-    played.update(p["card"] for p in public["trick"])
-    mine = set(hand)
-    pool = [c for c in DECK if c not in played and c not in mine]
-    rng.shuffle(pool)
-    hands: list[list[str]] = [[] for _ in range(n)]
-    hands[me] = list(hand)
-    others = sorted((s for s in range(n) if s != me), key=lambda s: (-len(voids[s]), s))
-    for s in others:
-        need = view["seats"][s]["card_count"]
-        allowed = [c for c in pool if _S[c] not in voids[s]]
-        if len(allowed) < need:  # cannot happen with a consistent view; deal freely then
-            allowed = pool
-        got = set(allowed[:need])
-        hands[s] = sort_cards(list(got))
-        pool = [c for c in pool if c not in got]
-    return _state(view, hands, pool)
-
-
-def _state(view: dict, hands: list[list[str]], undealt: list[str]) -> dict:
-    """The engine's state layout (see games/engine/pitch.py) rebuilt from a view."""
-    public = view["public"]
-    finished = view["phase"] == "finished"
-    return {
-        "players": len(view["seats"]),
-        "seed": 0,
-        "status": "finished" if finished else "active",
-        "options": _options(public),
-        "phase": view["phase"],
-        "dealer": view["dealer"],
-        "hand_no": view["round"] - 1,
-        "hands": hands,
-        "undealt": undealt,
-        "turn": view["turn"],
-        "bids": public["bids"],
-        "high_bid": public["high_bid"],
-        "high_bidder": public["high_bidder"],
-        "pitcher": public["pitcher"],
-        "contract": public["contract"],
-        "trump": public["trump"],
-        "trick": public["trick"],
-        "tricks": public["tricks"],
-        "tricks_won": public["tricks_won"],
-        "scores": view["scores"],
-        "last_hand": public["last_hand"],
-        "winners": public["winners"],
-    }
-
-
-def _options(public: dict) -> dict:
-    """The engine's stored options, from a view (A-9: `partnerships` is stored only when on)."""
-    options = {"target_score": public["target_score"], "low_to": public["low_to"]}
-    if public.get("partnerships"):
-        options["partnerships"] = True
-    return options
-
-
-def _playout(state: dict, me: int, move: dict, rng: random.Random, fast: bool = True) -> float:
-    """This seat's score change for the hand minus the best other seat's when it makes `move`
-    and every seat then plays `easy` to the end of the hand.
-
-    The first move goes through `ENGINE.apply` (which never mutates `state`, so all playouts
-    share it) and returns a private copy. With `fast`, the moves after it are made on that copy
-    by the engine's own step functions (`_bid`, `_pitch`, `_play`: what `apply` runs after
-    checking the move and copying the state); every move is one of `legal_moves`, so the
-    checks and the copy per move are skipped. A test checks that both ways agree."""
-    team = {me, (me + 2) % 4} if state["options"].get("partnerships") else {me}
-    state, events = ENGINE.apply(state, me, move)
-    while True:
-        for e in events:
-            if e["type"] == "hand_scored":
-                deltas = e["deltas"]
-                # A-9: by side with partnerships (both partners carry the side's delta).
-                score = deltas[me] - max(d for s, d in enumerate(deltas) if s not in team)
-                for g in events:
-                    if g["type"] == "game_over":
-                        score += WIN_BONUS if me in g["winners"] else -WIN_BONUS
-                return float(score)
-        seat = state["turn"]
-        mv = easy(_playout_view(state, seat), rng)
-        if not fast:
-            state, events = ENGINE.apply(state, seat, mv)
-            continue
-        events = []
-        if mv["type"] == "bid":
-            _engine._bid(state, seat, mv["value"], events)
-        elif state["phase"] == "auction":
-            _engine._pitch(state, seat, mv["card"], events)
-        else:
-            _engine._play(state, seat, mv["card"], events)
-
-
-def _playout_view(state: dict, seat: int) -> dict:
-    """The part of `ENGINE.view(state, seat)` that `easy` reads, without the copies (a playout
-    never keeps or edits it). A test checks that `easy` decides the same on both."""
-    return {
-        "phase": state["phase"],
-        "dealer": state["dealer"],
-        "you": {"seat": seat, "hand": state["hands"][seat]},
-        "seats": state["tricks_won"],  # only its length (the number of seats) is read
-        "public": {
-            "low_to": state["options"]["low_to"],
-            "partnerships": bool(state["options"].get("partnerships")),
-            "high_bid": state["high_bid"],
-            "high_bidder": state["high_bidder"],
-            "trump": state["trump"],
-            "trick": state["trick"],
-            "tricks": state["tricks"],
-        },
-        "legal_moves": ENGINE.legal_moves(state, seat),
-    }
+def playout_policy(state: dict, seat: int, rng: random.Random) -> dict:
+    """`easy` for every seat of a playout, on the engine's view without its copy."""
+    return easy(fast_view(state, seat), rng)

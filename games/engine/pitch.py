@@ -28,15 +28,23 @@
   its `side` (None alone), a hand's summary adds `side_points`, `side_deltas`,
   `side_scores` and a `side` per award (Game's award is the side's: `side`, `counts` per seat,
   `side_counts`, and no `seat`).
+
+The engine front door (issue 11): `Game.apply` checks (over, the seat to act), then
+`parse_move` (InvalidMove), `check_move` (IllegalMove, `move_error`) and the unchecked `step`.
+The rule functions are public module functions over a `PitchState` (the layout, documented
+below) for the search: `bid_error`, `play_error`, `move_error`, `trick_winner`, `shown_out`,
+`played_cards`, `scoring_teams`, `clone`; `determinize` samples the hidden cards (the other
+hands and the undealt pile) from a seat's view.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+from typing import TypedDict
 
 from . import cards
-from .base import Game, GameConflict, IllegalMove, InvalidMove, NotYourTurn, Option
+from .base import Game, IllegalMove, InvalidMove, Option
 from .registry import register
 
 HAND_SIZE = 6
@@ -49,6 +57,50 @@ SUIT_INDEX = {suit: i for i, suit in enumerate(cards.SUITS)}
 GAME_VALUES = {"10": 10, "A": 4, "K": 3, "Q": 2, "J": 1}
 CATEGORIES = ("high", "low", "jack", "game")
 MOVE_FIELDS = {"bid": ("value",), "play": ("card",)}
+
+
+class Bid(TypedDict):
+    seat: int
+    value: int  # 0 pass, 1-4
+    kind: str  # "pass", "bid", "take" (the dealer at the current high, A-3.3) or "pitch" (A-3.2)
+
+
+class Play(TypedDict):
+    seat: int
+    card: str
+
+
+class Trick(TypedDict):
+    cards: list[Play]
+    winner: int
+
+
+class PitchState(TypedDict):
+    """The state's layout (JSON data; every key is always present). Seats are 0..players-1."""
+
+    players: int
+    seed: int  # every deal after a fixed first one is shuffled from it (never shown)
+    status: str  # "active" or "finished"
+    # target_score, low_to; `partnerships` only when on (older tables lack it: off)
+    options: dict
+    phase: str  # "auction", "play" or "finished"
+    dealer: int
+    hand_no: int  # 0 for the first hand (views show it + 1 as `round`)
+    hands: list[list[str]]  # per seat, sorted by card_key; secret but to its seat
+    undealt: list[str]  # A-2.2: out of play for the hand, never shown
+    turn: int | None  # the seat to act; None when finished
+    bids: list[Bid]  # this hand's auction
+    high_bid: int  # 0 while nobody bid
+    high_bidder: int | None
+    pitcher: int | None  # once the auction closes
+    contract: int | None
+    trump: str | None  # a suit letter, from the first card led (A-4.1)
+    trick: list[Play]  # the trick on the table
+    tricks: list[Trick]  # this hand's finished tricks
+    tricks_won: list[int]  # per seat, this hand
+    scores: list[int]  # per seat (with partnerships, each seat shows its side's total)
+    last_hand: dict | None  # the previous hand's summary (the `hand_scored` event) and its tricks
+    winners: list[int]  # the winning seats once finished, else []
 
 
 def card_key(card: str) -> tuple[int, int]:
@@ -94,7 +146,7 @@ class Pitch(Game):
 
     def validate_table_options(self, options: dict | None, *, players: int) -> dict:
         clean = self.validate_options(options)
-        _check_seats(clean, players)
+        check_seats(clean, players)
         return clean
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -153,7 +205,7 @@ class Pitch(Game):
             "last_hand": None,
             "winners": [],
         }
-        _deal(state, deck if deck is not None else cards.shuffled(FULL_DECK, seed, 0))
+        deal(state, deck if deck is not None else cards.shuffled(FULL_DECK, seed, 0))
         return state
 
     def to_act(self, state: dict) -> list[int]:
@@ -170,81 +222,120 @@ class Pitch(Game):
             return []
         hand = state["hands"][seat]
         if state["phase"] == "auction":
-            moves = [{"type": "bid", "value": v} for v in range(5) if _bid_error(state, seat, v) is None]
+            moves = [{"type": "bid", "value": v} for v in range(5) if bid_error(state, seat, v) is None]
             # A-3.2: every card of the hand may be pitched, since a bid of 4 is always open here.
             return moves + [{"type": "play", "card": c} for c in hand]
-        return [{"type": "play", "card": c} for c in hand if _play_error(state, seat, c) is None]
+        return [{"type": "play", "card": c} for c in hand if play_error(state, seat, c) is None]
 
     def timeout_move(self, state: dict, seat: int, rng=None) -> dict:
         if state["phase"] == "auction":
             # A-3.5: pass, or 2 for the dealer when everyone else passed (A-3.3).
-            value = 2 if _bid_error(state, seat, 0) else 0
+            value = 2 if bid_error(state, seat, 0) else 0
             return {"type": "bid", "value": value}
         # A-4.5: hands are kept in (rank, suit) order, so the first legal card is the lowest.
         return self.legal_moves(state, seat)[0]
 
 
-    # --- the front door (issue 11), transitional: the engine's own checked apply is `step`
-    # until the engine is split into parse_move / check_move / step.
-    def may_act(self, state, seat, move):
-        return True
-
-    def parse_move(self, state, seat, move):
-        return move
-
-    def check_move(self, state, seat, move):
-        return None
-
-    def phase(self, state):
-        return state["phase"]
-
-    def winners(self, state):
-        return list(self.view(state, None)["public"].get("winners", []))
-
-    def finishing_order(self, state):
-        winners = self.winners(state)
-        rest = [s for s in range(len(self.seat_players(state))) if s not in winners]
-        return [winners, rest] if rest else [winners]
-
-    def scores(self, state):
-        return self.view(state, None)["scores"]
-
-    def determinize(self, view, rng, prior=None):
-        raise NotImplementedError("issue 11: the engine's determinize")
-
-    def cards(self, state):
-        raise NotImplementedError("issue 11: the engine's card list")
-
-    def secret_cards(self, state, seat):
-        raise NotImplementedError("issue 11: the engine's secret cards")
-
-    def step(self, state: dict, seat: int, move: dict) -> tuple[dict, list[dict]]:
-        if state["status"] == "finished":
-            raise GameConflict("the game is over")
-        if seat not in self.to_act(state):
-            raise NotYourTurn("it is not your turn")
-        kind = _parse(move)
+    # --- the front door (issue 11) ------------------------------------------------------------
+    # `Game.apply` checks, in this order (the order the engine always had): the game is over
+    # (GameConflict), the seat is not the one to act (NotYourTurn, the default `may_act`), then
+    # `parse_move` (InvalidMove: malformed, or a card the mover does not hold), then
+    # `check_move` (IllegalMove with the rule id), then `step`.
+    def parse_move(self, state: dict, seat: int | None, move: object) -> dict:
+        kind = parse(move)
         if kind == "play" and move["card"] not in state["hands"][seat]:
             raise InvalidMove("you do not hold that card", fields={"card": ["not in your hand"]})
-        if state["phase"] == "auction":
-            error = _bid_error(state, seat, move["value"]) if kind == "bid" else None
-        elif kind == "bid":
-            # Ruling: a bid after the auction breaks A-3.1's one chance to bid.
-            error = ("the auction is over", "A-3.1")
-        else:
-            error = _play_error(state, seat, move["card"])
+        field = MOVE_FIELDS[kind][0]
+        return {"type": kind, field: move[field]}
+
+    def check_move(self, state: dict, seat: int | None, move: dict) -> None:
+        error = move_error(state, seat, move)
         if error:
             raise IllegalMove(*error)
-        # The state is plain JSON data: a JSON round trip is the cheapest deep copy.
-        st = json.loads(json.dumps(state))
+
+    def step(self, state: dict, seat: int | None, move: dict) -> tuple[dict, list[dict]]:
+        st = clone(state)
         events: list[dict] = []
-        if kind == "play" and st["phase"] == "play":
-            _play(st, seat, move["card"], events)
-        elif kind == "play":
-            _pitch(st, seat, move["card"], events)
+        if move["type"] == "bid":
+            bid(st, seat, move["value"], events)
+        elif st["phase"] == "auction":
+            pitch(st, seat, move["card"], events)
         else:
-            _bid(st, seat, move["value"], events)
+            play(st, seat, move["card"], events)
         return st, events
+
+    def phase(self, state: dict) -> str:
+        return state["phase"]
+
+    def winners(self, state: dict) -> list[int]:
+        return list(state["winners"])
+
+    def finishing_order(self, state: dict) -> list[list[int]]:
+        """The winning team (seat, or side with partnerships) first, then the other teams by
+        final score, highest first, teams on equal scores sharing a place; both seats of a side
+        always share its place (A-9.5). Ruling: the winner is first even when another team
+        ends on a higher score or the same one (A-7.2 the pitcher counts first, A-7.3 the
+        points counted one at a time), so the order always agrees with `winners`."""
+        if state["status"] != "finished":
+            return []
+        winners = sorted(state["winners"])
+        rest = [team for team in scoring_teams(state) if sorted(team) != winners]
+        by_score: dict[int, list[int]] = {}
+        for team in rest:
+            by_score.setdefault(state["scores"][team[0]], []).extend(team)
+        return [winners] + [sorted(by_score[score]) for score in sorted(by_score, reverse=True)]
+
+    def scores(self, state: dict) -> list[int]:
+        return list(state["scores"])
+
+    def cards(self, state: dict) -> list[str]:
+        held = [c for hand in state["hands"] for c in hand] + list(state["undealt"])
+        return held + played_cards(state["tricks"], state["trick"])
+
+    def secret_cards(self, state: dict, seat: int | None) -> set[str]:
+        # A-8: every hand but the seat's own, and the undealt cards, which nobody ever sees.
+        hidden = set(state["undealt"])
+        for s, hand in enumerate(state["hands"]):
+            if s != seat:
+                hidden.update(hand)
+        return hidden
+
+    def determinize(self, view: dict, rng, prior=None) -> dict:
+        """A full state that gives exactly `view` to its seat (a spectator's view works too:
+        every hand is sampled). The cards the seat has not seen (the deck minus its hand and
+        this hand's played cards, all public) are dealt at random to the other seats with
+        their public card counts, honouring the suits their plays showed them out of
+        (`shown_out`), the rest to the undealt pile (A-2.2: the undealt cards are as unknown as
+        the others' hands). The later deals come from a seed drawn from `rng`.
+
+        `prior`, optional: {seat: {card: weight}}, how likely the bot thinks each unseen card
+        is in that seat's hand (weight 1.0 when a card is not listed; 0 only if nothing else
+        fits). Seats are dealt weighted samples without replacement; None: uniform."""
+        me = view["you"]["seat"] if view["you"] is not None else None
+        public = view["public"]
+        n = len(view["seats"])
+        mine = list(view["you"]["hand"]) if me is not None else []
+        seen = set(mine) | set(played_cards(public["tricks"], public["trick"]))
+        pool = [c for c in FULL_DECK if c not in seen]
+        rng.shuffle(pool)
+        voids = shown_out(public["tricks"], public["trick"], public["trump"], n)
+        hands: list[list[str]] = [[] for _ in range(n)]
+        if me is not None:
+            hands[me] = mine
+        # The most constrained seats choose first, so the others still find cards they may hold.
+        for s in sorted((s for s in range(n) if s != me), key=lambda s: (-len(voids[s]), s)):
+            need = view["seats"][s]["card_count"]
+            allowed = [c for c in pool if cards.suit_of(c) not in voids[s]]
+            if len(allowed) < need:  # only with an inconsistent view: deal freely then
+                allowed = pool
+            if prior and prior.get(s):
+                weights = prior[s]
+                # Efraimidis-Spirakis: the `need` largest keys u ** (1 / w) are a weighted sample.
+                allowed = sorted(allowed, key=lambda c: -_key(rng.random(), weights.get(c, 1.0)))
+            got = set(allowed[:need])
+            hands[s] = sort_cards(list(got))
+            pool = [c for c in pool if c not in got]
+        return _state_from_view(view, hands, pool, rng.randrange(1 << 30))
 
     # --- views -------------------------------------------------------------------------------
     def teams(self, state: dict) -> list[list[int]]:
@@ -254,61 +345,67 @@ class Pitch(Game):
         return [[seat] for seat in range(state["players"])]
 
     def view(self, state: dict, seat: int | None) -> dict:
-        n = state["players"]
-        spoken = {b["seat"]: b["value"] for b in state["bids"]}
-        partnerships = bool(state["options"].get("partnerships"))
-        public = {
-            "hand": state["hand_no"] + 1,
-            "target_score": state["options"]["target_score"],
-            "low_to": state["options"]["low_to"],
-            # A-9.5: the sides and their scores; None when everyone plays alone.
-            "partnerships": partnerships,
-            "sides": [list(side) for side in SIDES] if partnerships else None,
-            "side_scores": [state["scores"][side[0]] for side in SIDES] if partnerships else None,
-            "bids": state["bids"],
-            "high_bid": state["high_bid"],
-            "high_bidder": state["high_bidder"],
-            "pitcher": state["pitcher"],
-            "contract": state["contract"],
-            "trump": state["trump"],
-            "trick": state["trick"],
-            "tricks": state["tricks"],
-            "tricks_won": state["tricks_won"],
-            "last_hand": state["last_hand"],
-            "winners": state["winners"],
-        }
-        out = {
-            "phase": state["phase"],
-            "turn": state["turn"],
-            "dealer": state["dealer"],
-            "round": state["hand_no"] + 1,
-            "you": None if seat is None else {"seat": seat, "hand": state["hands"][seat]},
-            "seats": [
-                {
-                    "seat": i,
-                    "card_count": len(state["hands"][i]),
-                    "bid": spoken.get(i),
-                    "tricks_won": state["tricks_won"][i],
-                    "side": i % 2 if partnerships else None,
-                }
-                for i in range(n)
-            ],
-            "public": public,
-            "scores": state["scores"],
-            "legal_moves": [] if seat is None else self.legal_moves(state, seat),
-        }
         # Built from references into the state; one JSON round trip detaches it cheaply.
-        return json.loads(json.dumps(out))
+        return json.loads(json.dumps(fast_view(state, seat)))
+
+
+def fast_view(state: dict, seat: int | None) -> dict:
+    """`Pitch.view` without the copy: the same dict, built from references into the state, so
+    it must be neither kept nor modified (the search's playout policies read it)."""
+    n = state["players"]
+    spoken = {b["seat"]: b["value"] for b in state["bids"]}
+    partnerships = bool(state["options"].get("partnerships"))
+    public = {
+        "hand": state["hand_no"] + 1,
+        "target_score": state["options"]["target_score"],
+        "low_to": state["options"]["low_to"],
+        # A-9.5: the sides and their scores; None when everyone plays alone.
+        "partnerships": partnerships,
+        "sides": [list(side) for side in SIDES] if partnerships else None,
+        "side_scores": [state["scores"][side[0]] for side in SIDES] if partnerships else None,
+        "bids": state["bids"],
+        "high_bid": state["high_bid"],
+        "high_bidder": state["high_bidder"],
+        "pitcher": state["pitcher"],
+        "contract": state["contract"],
+        "trump": state["trump"],
+        "trick": state["trick"],
+        "tricks": state["tricks"],
+        "tricks_won": state["tricks_won"],
+        "last_hand": state["last_hand"],
+        "winners": state["winners"],
+    }
+    out = {
+        "phase": state["phase"],
+        "turn": state["turn"],
+        "dealer": state["dealer"],
+        "round": state["hand_no"] + 1,
+        "you": None if seat is None else {"seat": seat, "hand": state["hands"][seat]},
+        "seats": [
+            {
+                "seat": i,
+                "card_count": len(state["hands"][i]),
+                "bid": spoken.get(i),
+                "tricks_won": state["tricks_won"][i],
+                "side": i % 2 if partnerships else None,
+            }
+            for i in range(n)
+        ],
+        "public": public,
+        "scores": state["scores"],
+        "legal_moves": [] if seat is None else GAME.legal_moves(state, seat),
+    }
+    return out
 
 
 # --- move parsing ------------------------------------------------------------------------------
-def _check_seats(options: dict, players: int) -> None:
+def check_seats(options: dict, players: int) -> None:
     # A-9.1: partnerships need exactly four seats (two sides of two).
     if options.get("partnerships") and players != 4:
         raise InvalidMove("partnerships need exactly 4 seats (A-9.1)", fields={"partnerships": ["needs exactly 4 seats"]})
 
 
-def _parse(move: object) -> str:
+def parse(move: object) -> str:
     if not isinstance(move, dict):
         raise InvalidMove("a move must be an object", fields={"type": ["required"]})
     kind = move.get("type")
@@ -332,8 +429,97 @@ def _parse(move: object) -> str:
     return kind
 
 
+def move_error(st: dict, seat: int, move: dict) -> tuple[str, str] | None:
+    """The rules' refusal of a parsed move by the seat to act, as (message, rule id), or None
+    when it is legal."""
+    if st["phase"] == "auction":
+        return bid_error(st, seat, move["value"]) if move["type"] == "bid" else None
+    if move["type"] == "bid":
+        # Ruling: a bid after the auction breaks A-3.1's one chance to bid.
+        return "the auction is over", "A-3.1"
+    return play_error(st, seat, move["card"])
+
+
+# --- the state as a value ----------------------------------------------------------------------
+def clone(st: dict) -> dict:
+    """A copy of `st` that the step functions may change without touching `st`: the containers
+    they modify in place are copied; what they only ever replace (the options, the undealt
+    cards, the last hand's summary, the winners) and the entries they never modify (bids,
+    plays, finished tricks) are shared. States are values: nothing changes a state in place
+    once it is returned, so the sharing is invisible (and far cheaper than a deep copy, which
+    matters to the search's playouts)."""
+    out = dict(st)
+    out["hands"] = [list(hand) for hand in st["hands"]]
+    out["bids"] = list(st["bids"])
+    out["trick"] = list(st["trick"])
+    out["tricks"] = list(st["tricks"])
+    out["tricks_won"] = list(st["tricks_won"])
+    out["scores"] = list(st["scores"])
+    return out
+
+
+def played_cards(tricks: list[dict], trick: list[dict]) -> list[str]:
+    """The cards played this hand: the finished tricks and the trick on the table."""
+    return [p["card"] for t in tricks for p in t["cards"]] + [p["card"] for p in trick]
+
+
+def shown_out(tricks: list[dict], trick: list[dict], trump: str | None, players: int) -> list[set[str]]:
+    """The suits each seat is known not to hold, from this hand's plays (all public): a seat
+    that neither followed a trump lead (A-4.2) nor followed or trumped another lead (A-4.3)
+    holds none of the suit led."""
+    voids: list[set[str]] = [set() for _ in range(players)]
+    if trump is None:
+        return voids
+    for plays in [t["cards"] for t in tricks] + ([trick] if trick else []):
+        led = cards.suit_of(plays[0]["card"])
+        for p in plays[1:]:
+            suit = cards.suit_of(p["card"])
+            if suit != led and (led == trump or suit != trump):
+                voids[p["seat"]].add(led)
+    return voids
+
+
+def _key(u: float, weight: float) -> float:
+    return u ** (1.0 / weight) if weight > 0 else -1.0
+
+
+def _state_from_view(view: dict, hands: list[list[str]], undealt: list[str], seed: int) -> dict:
+    """The state layout (PitchState) rebuilt from a view and the sampled hidden cards."""
+    public = view["public"]
+    options = {"target_score": public["target_score"], "low_to": public["low_to"]}
+    if public.get("partnerships"):  # stored only when on (see new_game)
+        options["partnerships"] = True
+    finished = view["phase"] == "finished"
+    return copy.deepcopy(
+        {
+            "players": len(view["seats"]),
+            "seed": seed,
+            "status": "finished" if finished else "active",
+            "options": options,
+            "phase": view["phase"],
+            "dealer": view["dealer"],
+            "hand_no": view["round"] - 1,
+            "hands": hands,
+            "undealt": undealt,
+            "turn": view["turn"],
+            "bids": public["bids"],
+            "high_bid": public["high_bid"],
+            "high_bidder": public["high_bidder"],
+            "pitcher": public["pitcher"],
+            "contract": public["contract"],
+            "trump": public["trump"],
+            "trick": public["trick"],
+            "tricks": public["tricks"],
+            "tricks_won": public["tricks_won"],
+            "scores": view["scores"],
+            "last_hand": public["last_hand"],
+            "winners": public["winners"],
+        }
+    )
+
+
 # --- the deal ----------------------------------------------------------------------------------
-def _deal(st: dict, deck: list[str]) -> None:
+def deal(st: dict, deck: list[str]) -> None:
     """A-2.2: two rounds of three cards from the dealer's left; the rest is out of play."""
     n = st["players"]
     hands: list[list[str]] = [[] for _ in range(n)]
@@ -358,7 +544,7 @@ def _deal(st: dict, deck: list[str]) -> None:
     st["tricks_won"] = [0] * n
 
 
-def _deal_events(st: dict) -> list[dict]:
+def deal_events(st: dict) -> list[dict]:
     events = [{"type": "deal", "hand": st["hand_no"] + 1, "dealer": st["dealer"]}]
     for s, hand in enumerate(st["hands"]):
         events.append({"type": "hand", "seat": s, "secret": {"cards": list(hand)}, "secret_to": [s]})
@@ -366,7 +552,7 @@ def _deal_events(st: dict) -> list[dict]:
 
 
 # --- the auction -------------------------------------------------------------------------------
-def _bid_error(st: dict, seat: int, value: int) -> tuple[str, str] | None:
+def bid_error(st: dict, seat: int, value: int) -> tuple[str, str] | None:
     high = st["high_bid"]
     dealer_alone = seat == st["dealer"] and high == 0
     if value == 0:
@@ -381,7 +567,7 @@ def _bid_error(st: dict, seat: int, value: int) -> tuple[str, str] | None:
     return None
 
 
-def _bid(st: dict, seat: int, value: int, events: list[dict]) -> None:
+def bid(st: dict, seat: int, value: int, events: list[dict]) -> None:
     if value == 0:
         kind = "pass"
     elif value == st["high_bid"]:
@@ -395,22 +581,22 @@ def _bid(st: dict, seat: int, value: int, events: list[dict]) -> None:
         st["high_bidder"] = seat
     # A-3.2 ruling: nobody can outbid 4; A-3.1: the dealer speaks last.
     if value == 4 or seat == st["dealer"]:
-        _close_auction(st, events)
+        close_auction(st, events)
     else:
         st["turn"] = (seat + 1) % st["players"]
 
 
-def _pitch(st: dict, seat: int, card: str, events: list[dict]) -> None:
+def pitch(st: dict, seat: int, card: str, events: list[dict]) -> None:
     """A-3.2: a card led during the auction is a bid of 4 and the first lead."""
     st["bids"].append({"seat": seat, "value": 4, "kind": "pitch"})
     events.append({"type": "bid", "seat": seat, "value": 4, "kind": "pitch"})
     st["high_bid"] = 4
     st["high_bidder"] = seat
-    _close_auction(st, events)
-    _play(st, seat, card, events)
+    close_auction(st, events)
+    play(st, seat, card, events)
 
 
-def _close_auction(st: dict, events: list[dict]) -> None:
+def close_auction(st: dict, events: list[dict]) -> None:
     # A-3.4; A-4.1: the pitcher leads.
     st["pitcher"] = st["high_bidder"]
     st["contract"] = st["high_bid"]
@@ -420,7 +606,7 @@ def _close_auction(st: dict, events: list[dict]) -> None:
 
 
 # --- the play ----------------------------------------------------------------------------------
-def _play_error(st: dict, seat: int, card: str) -> tuple[str, str] | None:
+def play_error(st: dict, seat: int, card: str) -> tuple[str, str] | None:
     if not st["trick"]:
         return None
     hand = st["hands"][seat]
@@ -438,7 +624,7 @@ def _play_error(st: dict, seat: int, card: str) -> tuple[str, str] | None:
     return None
 
 
-def _play(st: dict, seat: int, card: str, events: list[dict]) -> None:
+def play(st: dict, seat: int, card: str, events: list[dict]) -> None:
     n = st["players"]
     st["hands"][seat].remove(card)
     st["trick"].append({"seat": seat, "card": card})
@@ -450,7 +636,7 @@ def _play(st: dict, seat: int, card: str, events: list[dict]) -> None:
     if len(st["trick"]) < n:
         st["turn"] = (seat + 1) % n
         return
-    winner = _trick_winner(st["trick"], st["trump"])
+    winner = trick_winner(st["trick"], st["trump"])
     done = {"cards": st["trick"], "winner": winner}
     st["tricks"].append(done)
     st["tricks_won"][winner] += 1
@@ -459,10 +645,10 @@ def _play(st: dict, seat: int, card: str, events: list[dict]) -> None:
     # A-4.4: the winner leads the next trick.
     st["turn"] = winner
     if len(st["tricks"]) == HAND_SIZE:
-        _end_hand(st, events)
+        end_hand(st, events)
 
 
-def _trick_winner(trick: list[dict], trump: str) -> int:
+def trick_winner(trick: list[dict], trump: str) -> int:
     """A-4.4: the highest trump, else the highest card of the suit led."""
     led = cards.suit_of(trick[0]["card"])
     suit = trump if any(cards.suit_of(p["card"]) == trump for p in trick) else led
@@ -474,7 +660,7 @@ def _trick_winner(trick: list[dict], trump: str) -> int:
 SIDES = [[0, 2], [1, 3]]  # A-9.1: partners sit opposite
 
 
-def _teams(st: dict) -> list[list[int]]:
+def scoring_teams(st: dict) -> list[list[int]]:
     """Who scores together: the two sides with `partnerships` (A-9), else each seat alone.
     (`.get`: an option missing from an older table's state means off.)"""
     if st["options"].get("partnerships"):
@@ -482,10 +668,10 @@ def _teams(st: dict) -> list[list[int]]:
     return [[s] for s in range(st["players"])]
 
 
-def _end_hand(st: dict, events: list[dict]) -> None:
+def end_hand(st: dict, events: list[dict]) -> None:
     n = st["players"]
     trump = st["trump"]
-    teams = _teams(st)
+    teams = scoring_teams(st)
     partnerships = len(teams) != n
     team_of = {s: t for t, members in enumerate(teams) for s in members}
     won_by: dict[str, int] = {}
@@ -556,7 +742,7 @@ def _end_hand(st: dict, events: list[dict]) -> None:
         summary.update(side_points=team_points, side_deltas=team_deltas, side_scores=list(team_scores))
     events.append({"type": "hand_scored", **copy.deepcopy(summary)})
     st["last_hand"] = {**summary, "tricks": copy.deepcopy(st["tricks"])}
-    winner = _game_winner(st, before, team_scores, award_team, pitcher_team, made)
+    winner = game_winner(st, before, team_scores, award_team, pitcher_team, made)
     if winner is not None:
         winners = sorted(teams[winner])
         st["status"] = "finished"
@@ -568,11 +754,11 @@ def _end_hand(st: dict, events: list[dict]) -> None:
     # A-2.1: the deal passes to the left; each deal after the first is shuffled from the seed.
     st["dealer"] = (st["dealer"] + 1) % n
     st["hand_no"] += 1
-    _deal(st, cards.shuffled(FULL_DECK, st["seed"], st["hand_no"]))
-    events.extend(_deal_events(st))
+    deal(st, cards.shuffled(FULL_DECK, st["seed"], st["hand_no"]))
+    events.extend(deal_events(st))
 
 
-def _game_winner(
+def game_winner(
     st: dict, before: list[int], after: list[int], award_team: dict, pitcher_team: int, made: bool
 ) -> int | None:
     """The winning team, if any (A-7; A-9.5: by side with partnerships)."""

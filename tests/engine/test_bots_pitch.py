@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from games.bots import choose_move, random_move
+from games.bots import choose_move, random_move, search
 from games.bots import pitch as bots
 from games.engine import cards, pitch
 
@@ -311,44 +311,47 @@ def test_determinizations_give_the_same_view_and_honour_what_the_plays_revealed(
         if k % 4:
             continue
         view = G.view(st, seat)
-        voids = bots._voids(view)
+        voids = pitch.shown_out(view["public"]["tricks"], view["public"]["trick"], view["public"]["trump"], players)
         for s, suits in enumerate(voids):  # a void is read only from plays the rules forced
             assert not any(cards.suit_of(c) in suits for c in st["hands"][s])
-        det = bots._determinize(view, voids, rng)
+        det = G.determinize(view, rng)
         assert G.view(det, seat) == view
-        everything = [c for h in det["hands"] for c in h] + det["undealt"]
-        everything += [p["card"] for t in det["tricks"] for p in t["cards"]] + [
-            p["card"] for p in det["trick"]
-        ]
-        assert sorted(everything) == sorted(cards.standard_deck())
+        assert sorted(G.cards(det)) == sorted(cards.standard_deck())
         for s, suits in enumerate(voids):
             assert not any(cards.suit_of(c) in suits for c in det["hands"][s])
             assert det["hands"][s] == pitch.sort_cards(det["hands"][s])
 
 
-def test_a_playout_on_the_engines_step_functions_matches_one_through_apply():
+def test_the_search_scores_a_playout_by_the_hand_it_started_in():
+    """`hand_score` reads the summary of the view's hand: after the hand's last card (and the
+    next deal) the seat's change minus the best rival's; 0 when cut off before the end."""
     compared = 0
     for players in (3, 5):
         for k, (st, seat) in enumerate(positions(900 + players, players, 200)):
             if k % 5:
                 continue
             view = G.view(st, seat)
-            base = bots._determinize(view, bots._voids(view), random.Random(k))
+            sample = G.determinize(view, random.Random(k))
             for mv in view["legal_moves"][:3]:
-                fast = bots._playout(base, seat, mv, random.Random(k), fast=True)
-                slow = bots._playout(base, seat, mv, random.Random(k), fast=False)
-                assert fast == slow
+                after, _ = G.step(sample, seat, mv)
+                end = search.playout(G, after, bots.playout_policy, random.Random(k), bots.moves_left(view) - 1)
+                last = end["last_hand"]
+                assert last["hand"] == view["round"]  # the budget always finishes the hand
+                rivals = max(d for s, d in enumerate(last["deltas"]) if s != seat)
+                bonus = 0.0 if not G.is_over(end) else (bots.WIN_BONUS if seat in G.winners(end) else -bots.WIN_BONUS)
+                assert bots.hand_score(end, seat, view["round"]) == last["deltas"][seat] - rivals + bonus
                 compared += 1
     assert compared > 40
+    st = G.new_game(players=4, options=G.validate_options({}), seed=3)
+    assert bots.hand_score(st, 0, 1) == 0.0  # no hand scored yet
 
 
-def test_easy_decides_the_same_on_the_playout_view_as_on_the_engine_view():
+def test_the_playout_policy_is_easy_on_the_engine_view():
     for players, options in CONFIGS:
         for st, seat in positions(1100 + players, players, 250, **options):
             view = G.view(st, seat)
-            fast = bots._playout_view(st, seat)
-            assert fast["legal_moves"] == view["legal_moves"]
-            assert bots.easy(fast, random.Random(0)) == bots.easy(view, random.Random(0))
+            assert pitch.fast_view(st, seat) == view
+            assert bots.playout_policy(st, seat, random.Random(0)) == bots.easy(view, random.Random(0))
 
 
 def test_hard_budget_is_bounded_and_shared_by_the_candidates():

@@ -69,10 +69,11 @@ def test_hard_playouts_score_by_side():
     st = run(new(P1, P1_DEALER, partnerships=True, target_score=21), P1_BIDS + P1_PLAYS[:-1])
     last = {"type": "play", "card": "10D"}
     # Side 0's 3 against side 1's 1; the partner's +3 is not a rival's.
-    assert bots._playout(st, 0, last, random.Random(0)) == 2.0
+    hand = G.view(st, 0)["round"]
+    assert bots.hand_score(G.step(st, 0, last)[0], 0, hand) == 2.0
     # Side 0 reaches 21: a win counts for both partners (WIN_BONUS).
     st["scores"] = [18, 0, 18, 0]
-    assert bots._playout(st, 0, last, random.Random(0)) == 2.0 + bots.WIN_BONUS
+    assert bots.hand_score(G.step(st, 0, last)[0], 0, hand) == 2.0 + bots.WIN_BONUS
 
 
 def test_bots_of_every_level_finish_partnership_games(monkeypatch):
