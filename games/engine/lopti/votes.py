@@ -182,9 +182,10 @@ KIND_FIELDS = {
 }
 
 
-def check_proposal(st: dict, move: dict) -> dict:
-    """The checked proposal: InvalidMove for a malformed one, GameConflict when no vote may open
-    now, IllegalMove (with the rule id) when the rules forbid this change."""
+def parse_proposal(st: dict, move: dict) -> dict:
+    """The proposal move, well-formed and normalised (the checked base-rule value, the
+    normalised rule of a modify), or InvalidMove. These shape checks come before every state
+    conflict (precedence kept from the single check of before issue 11)."""
     kind = move.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         raise InvalidMove(f"kind must be one of {list(KINDS)}", fields={"kind": [f"one of {list(KINDS)}"]})
@@ -217,6 +218,27 @@ def check_proposal(st: dict, move: dict) -> dict:
         proposal["rule_id"] = _rule_id(move)
         if kind == "modify":
             proposal["rule"] = house_rules.validate_rule(move["rule"])
+    return {"type": "propose_vote", **{k: proposal[k] for k in ("kind", "applies", *KIND_FIELDS[kind])}}
+
+
+def proposal_of(move: dict) -> dict:
+    """The vote record's proposal fields of a parsed propose_vote move (no checks)."""
+    return {
+        "kind": move["kind"],
+        "applies": move["applies"],
+        "rule_id": move.get("rule_id"),
+        "rule": move.get("rule"),
+        "key": move.get("key"),
+        "value": move.get("value"),
+    }
+
+
+def check_proposal(st: dict, move: dict) -> None:
+    """The refusals of a parsed proposal, in the order the rules give them: GameConflict when
+    no vote may open now, IllegalMove (with the rule id) when the rules forbid this change, and
+    InvalidMove for a rule id that names no rule (after the conflicts, as before issue 11)."""
+    proposal = proposal_of(move)
+    kind = proposal["kind"]
     # state conflicts (409) come before what the rules forbid
     if st["open_vote"]:
         raise GameConflict("a vote is already open: one vote at a time")
@@ -230,7 +252,7 @@ def check_proposal(st: dict, move: dict) -> dict:
     if setup and kind != "restore":
         raise IllegalMove("during setup only earlier sessions' rules may be voted back", rule="L-12.5")
     if kind == "base_rule":
-        return proposal
+        return
     rule_id = proposal["rule_id"]
     record = house_rules.find(st, rule_id)
     if setup:
@@ -240,7 +262,7 @@ def check_proposal(st: dict, move: dict) -> dict:
             )
         if record is not None or rule_id in st["setup_votes"]:
             raise IllegalMove(f"rule {rule_id} has had its setup vote", rule="L-12.5")
-        return proposal
+        return
     if record is None:
         if house_rules.find_earlier(st, rule_id) is not None:
             raise IllegalMove(
@@ -251,7 +273,6 @@ def check_proposal(st: dict, move: dict) -> dict:
         raise IllegalMove(f"only an active rule can be {kind}d", rule="L-12.1")
     if kind == "restore" and record["status"] != "removed":
         raise IllegalMove("only a removed rule can be brought back", rule="L-12.1")
-    return proposal
 
 
 def propose(ctx: _Ctx, seat: int, proposal: dict) -> None:
