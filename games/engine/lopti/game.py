@@ -219,6 +219,39 @@ class Lopti(Game):
         """The winner of the current (or just ended) round: the first seat out (L-10.1)."""
         return state["places"][0] if state["places"] else None
 
+    def cards_held(self, state: dict, seat: int) -> int:
+        """Every card a seat holds: hand, face-up and face-down (public counts)."""
+        return core.held(state, seat)
+
+    def policy_view(self, state: dict, seat: int) -> dict:
+        """The part of `view(state, seat)` a fast playout policy reads (the easy bot), built
+        without copies: a playout never keeps or edits it. For simulations on full states."""
+        pile = state["pile"]
+        seats = [
+            {
+                "hand_count": len(state["hands"][s]),
+                "face_up": state["face_up"][s],
+                "face_down_positions": [i for i, c in enumerate(state["face_down"][s]) if c],
+                "out": state["out"][s],
+            }
+            for s in range(state["players"])
+        ]
+        return {
+            "phase": state["phase"],
+            "you": {"seat": seat, "hand": state["hands"][seat]},
+            "seats": seats,
+            "public": {
+                "pile": pile,
+                "top_rank": _rank(pile[-1]) if pile else None,
+                "run": core._run_length(state),
+                "three_chain": state["three_chain"],
+                "obligation": state["obligation"],
+                "rules": state["rules"],
+                "direction_reversed": state.get("reversed", False),
+            },
+            "legal_moves": self.legal_moves(state, seat),
+        }
+
     def scores(self, state: dict) -> list[int]:
         """Round wins per seat (L-2.2), as views show them."""
         return list(state["round_wins"])
