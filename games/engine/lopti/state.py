@@ -8,7 +8,10 @@ read with `.get` and their old meaning.
 
 from __future__ import annotations
 
+import marshal
 from typing import Literal, TypedDict
+
+from ..cards import RANKS, SUITS, rank_of, standard_deck
 
 
 class Window(TypedDict):
@@ -129,3 +132,150 @@ def round_places(st: dict) -> list[list[int]]:
         return [[s] for s in places]
     rest = [s for s in range(st["players"]) if s != places[0]]
     return [[places[0]], rest] if rest else [[places[0]]]
+
+
+# --- shared by the rule modules: card order, the move context, table geometry -------------
+
+RANK_VALUE = {rank: i for i, rank in enumerate(RANKS)}  # L-1.2: cards.RANKS is 2..A
+SUIT_VALUE = {suit: i for i, suit in enumerate(SUITS)}
+DECK_SIZE = 52
+
+
+def _clone(obj):
+    """A deep copy of JSON-shaped data (marshal copies dict/list/str/int/bool/None in C, several
+    times faster than copy.deepcopy on this hot path)."""
+    return marshal.loads(marshal.dumps(obj))
+
+
+# Looked up in C (dict.__getitem__) on the hot paths instead of calling Python functions.
+_RANK = {card: rank_of(card) for card in standard_deck()}
+_KEY = {card: (RANK_VALUE[rank_of(card)], SUIT_VALUE[card[-1]]) for card in standard_deck()}
+_rank = _RANK.__getitem__
+card_key = _KEY.__getitem__  # hands sort by natural rank order, then suit C D H S
+
+
+class _Ctx:
+    """One `apply` call: the state being changed, the move-log events, the base events fired,
+    and the house-rule engine (`hook`, None for the table's first deal, which has no rules)."""
+
+    def __init__(self, state: dict, hook=None):
+        self.state = state
+        self.events: list[dict] = []
+        self.fired: list[dict] = []
+        self.hook = hook
+        self.in_effect = False  # L-11.7: effects of house rules never trigger house rules
+        self.protected: set[int] = set()  # seats playing their last card (L-11.3: no rule stops a win)
+        self.rule_extra = 0  # extra plays that house-rule clears gave during this call (L-7.4)
+
+    def log(self, event: dict) -> None:
+        self.events.append(event)
+
+    def log_cards_moved(self, event: dict) -> None:
+        """Log an event whose cards only the seats of `secret_to` see (a draw, a card given),
+        unless one of those seats has an open hand (L-11.7 reveal_hand): then every viewer sees
+        the cards move.
+
+        Ruling (18.11, L-11.7 / L-14): `reveal_hand` makes the target's *hand* public until its
+        next turn, so the hand lies open: the `reveal_hand` event shows the cards it holds at
+        that moment, and every card that enters or leaves it while it is open (a draw, a rule's
+        draw, a card given to or from it) is shown to all as it moves. The move log thus shows
+        each viewer what the state's `revealed_hand` showed at the time, no more (a draw before
+        the reveal, or after its end, stays the drawer's) and no less (the state never shows a
+        card the log hid). Played, taken and returned cards are public anyway."""
+        open_hands = {r["seat"] for r in self.state["revealed"]}
+        if open_hands & set(event.get("secret_to", ())):
+            event = {k: v for k, v in event.items() if k not in ("secret", "secret_to")} | event["secret"]
+        self.events.append(event)
+
+
+def _fire(ctx: _Ctx, event: str, timing: str, **facts) -> None:
+    """A base event of L-11.7 ("before" or "after" it happens); `facts["seat"]` is its actor.
+    House rules act here, except on the base events that their own effects cause."""
+    ctx.fired.append({"event": event, "timing": timing, **facts})
+    if ctx.hook is not None and not ctx.in_effect:
+        ctx.hook(ctx, event, timing, facts)
+
+
+# --- table geometry --------------------------------------------------------------------------
+
+
+def _step(st: dict) -> int:
+    """L-1.5 / L-13 `direction`, turned round while a house rule's reverse_direction holds."""
+    step = 1 if st["rules"]["direction"] == "clockwise" else -1
+    return -step if st["reversed"] else step
+
+
+def _next_active(st: dict, seat: int, step: int | None = None) -> int:
+    """L-1.5: the next seat in play order that is not out (`step` -1: the previous one)."""
+    step = _step(st) if step is None else step
+    n = st["players"]
+    s = seat
+    for _ in range(n):
+        s = (s + step) % n
+        if not st["out"][s]:
+            return s
+    return seat
+
+
+def _prev_active(st: dict, seat: int) -> int:
+    return _next_active(st, seat, -_step(st))
+
+
+def _run_length(st: dict) -> int:
+    """L-5: cards of the top rank lying consecutively at the top of the pile."""
+    pile = st["pile"]
+    if not pile:
+        return 0
+    top = _rank(pile[-1])
+    run = 0
+    for card in reversed(pile):
+        if _rank(card) != top:
+            break
+        run += 1
+    return run
+
+
+def _has_cards(st: dict, seat: int) -> bool:
+    return bool(st["hands"][seat]) or any(st["face_up"][seat]) or any(st["face_down"][seat])
+
+
+def held(st: dict, seat: int) -> int:
+    """Every card a seat holds: hand, face-up and face-down (all public counts)."""
+    return (
+        len(st["hands"][seat])
+        + sum(1 for c in st["face_up"][seat] if c)
+        + sum(1 for c in st["face_down"][seat] if c)
+    )
+
+
+def _face_down_phase(st: dict, seat: int) -> bool:
+    """L-4.2 / L-9.1: no hand cards and no face-up cards left."""
+    return not st["hands"][seat] and not any(st["face_up"][seat])
+
+
+def fresh_round_fields(n: int) -> dict:
+    """The per-round table state before any play: empty pile, no pending effects, nobody
+    out, and the house-rule and Rule Vote bookkeeping of the round (L-11.7, L-12.1)."""
+    return {
+        "pile": [],
+        "top_count": 0,
+        "three_chain": [],
+        "discarded": [],
+        "cleared": [],
+        "low_lock": False,
+        "obligation": None,
+        "turn": None,
+        "played": False,
+        "extra_plays": 0,
+        "out": [False] * n,
+        "places": [],
+        "swaps_left": [0] * n,
+        "swap_done": [True] * n,
+        "skips": [],
+        "skipped": [],
+        "revealed": [],
+        "reversed": False,
+        "rule_firings": 0,
+        "round_started": False,
+        "vote_used": False,
+    }
