@@ -1,7 +1,7 @@
-"""The Lopti engine class: who acts, which moves are legal, `apply` for every move type of the
-API (game moves, house-rule moves, vote and duel moves, the server's session and moderation
-moves), timeouts and views. The rules themselves live in core.py (base rules), house_rules.py
-(L-11) and votes.py (L-12)."""
+"""The Lopti engine class: who acts, which moves are legal, the front door's parse / check /
+step for every move type of the API (through the move table of moves.py), timeouts and views.
+The rules themselves live in the base-rule modules (core.py gathers them), the house-rule
+modules (house_rules.py gathers them, L-11) and votes.py / duels.py (L-12)."""
 
 from __future__ import annotations
 
