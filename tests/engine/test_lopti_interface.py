@@ -170,3 +170,20 @@ def test_a_malformed_game_move_during_an_open_vote_is_the_pause_conflict():
         G.apply(st, 0, {"type": "play", "cards": "nonsense"})
     with pytest.raises(GameConflict):  # not its turn either: the pause comes first (L-12.2)
         G.apply(st, 2, {"type": "take_pile", "extra": 1})
+
+
+def test_the_bot_uses_only_the_engines_public_names():
+    """Issue 11: the hard bot searches through the interface; it imports no private engine name
+    and calls no private method or module function of the engine."""
+    import ast
+    from pathlib import Path
+
+    import games.bots.lopti as bot
+
+    tree = ast.parse(Path(bot.__file__).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("games.engine"):
+            assert not [a.name for a in node.names if a.name.startswith("_")], node.module
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in ("ENGINE", "_cards"):
+                assert not node.attr.startswith("_"), f"{node.value.id}.{node.attr}"
