@@ -18,12 +18,13 @@ Both policies see only `view = engine.view(state, seat)` and return one of
   - Other decisions: `decline_rule` in the winner's window, a ballot against unless it proposed
     the change, `no_champion`, a random throw in a duel, else a random legal move. It looks
     only at the move types it is offered, so an unknown phase never makes it fail.
-- `hard`: determinized Monte Carlo in the play phase once the draw pile is empty (elsewhere
+- `hard`: determinized Monte Carlo (games/bots/search.py on the engine's `determinize` and
+  `step`) in the play phase once the draw pile is empty (elsewhere
   `easy`: see below). Each determinization deals the cards this seat cannot see (other hands,
   every face-down card including its own, the draw pile, which cards were cleared) at random
   consistently with the public counts, other hands weighted by rank towards what players keep
-  (_HAND_WEIGHT), and builds a full engine state (house rules, skips, a reversed direction and
-  revealed hands included). Each candidate move is then played out with `easy` for every seat
+  (_HAND_WEIGHT, the engine's `prior`), into a full engine state (house rules, skips, a
+  reversed direction and revealed hands included). Each candidate move is then played out with `easy` for every seat
   until someone goes out (1 win, 0 loss) or for MAX_PLAYOUT_STEPS moves (then scored by card
   counts), on the same deals for every candidate. Candidates differing only in suits are
   merged; all face-down positions are one candidate. easy's move stands unless another beats it
@@ -38,9 +39,9 @@ matters is known.
 
 from __future__ import annotations
 
-import marshal
 import random
 
+from games.bots import search
 from games.engine import cards as _cards
 from games.engine.lopti import GAME as ENGINE
 
@@ -327,256 +328,63 @@ def _candidates(legal: list[dict], default: dict) -> list[dict]:
 
 
 def _search(view: dict, candidates: list[dict], rng: random.Random) -> dict:
-    """The candidate with the best average playout score; `candidates[0]` (easy's choice)
-    unless another beats it clearly: by MARGIN on average and by CONFIDENCE standard errors of
-    the paired differences (the same deals for every candidate), so that sampling noise alone
-    does not pick a worse move."""
-    me = view["you"]["seat"]
-    scores: list[list[float]] = [[] for _ in candidates]
-    for _ in range(max(MIN_SAMPLES, min(SAMPLES, MAX_PLAYOUTS // len(candidates)))):
-        state = determinize(view, rng)
-        seed = rng.getrandbits(32)
-        for i, move in enumerate(candidates):
-            scores[i].append(_playout(state, me, move, random.Random(seed)))
+    """The shared search (games/bots/search.py) on the engine's `determinize` (other hands
+    weighted by _HAND_WEIGHT) and `step`: every candidate played out with `easy` for every seat
+    until the round is decided or MAX_PLAYOUT_STEPS moves, on the same deals."""
+    samples = max(MIN_SAMPLES, min(SAMPLES, MAX_PLAYOUTS // len(candidates)))
+    return search.best_move(
+        ENGINE,
+        view,
+        candidates,
+        policy=_policy,
+        score=_score,
+        budget=search.Budget(samples, MAX_PLAYOUT_STEPS),
+        rng=rng,
+        prior=_HAND_WEIGHT,
+        done=_round_decided,
+        select=_select,
+    )
+
+
+def _select(scores: list[list[float]]) -> int:
+    """`candidates[0]` (easy's choice) unless another beats it clearly: by MARGIN on average and
+    by CONFIDENCE standard errors of the paired differences (the same deals for every
+    candidate), so that sampling noise alone does not pick a worse move."""
     best, best_mean = 0, 0.0
-    for i in range(1, len(candidates)):
+    for i in range(1, len(scores)):
         diffs = [a - b for a, b in zip(scores[i], scores[0], strict=True)]
         mean = sum(diffs) / len(diffs)
         var = sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)
         if mean > max(MARGIN, best_mean) and mean > CONFIDENCE * (var / len(diffs)) ** 0.5:
             best, best_mean = i, mean
-    return candidates[best]
-
-
-_TEMPLATES: dict[int, dict] = {}
-
-
-def _clone(obj):
-    return marshal.loads(marshal.dumps(obj))
-
-
-def _template(n: int) -> dict:
-    """A state of the engine's current layout for `n` players (every key the engine expects,
-    at its fresh-table default); determinize overwrites what the view tells."""
-    if n not in _TEMPLATES:
-        _TEMPLATES[n] = ENGINE.new_game(players=n, options={}, seed=0, first_dealer=0)
-    return _clone(_TEMPLATES[n])
+    return best
 
 
 def determinize(view: dict, rng: random.Random) -> dict:
-    """A full engine state in the play phase consistent with `view`: the cards this seat cannot
-    see are dealt at random to the other hands (a hand a house rule revealed is dealt as shown),
-    every face-down position, the draw pile and the cards that left the round (cleared;
-    discarded 3s). House rules, skips, a reversed direction and revealed hands are taken from
-    the view; votes are not (the search runs only while no vote is open)."""
-    you = view["you"]
-    me = you["seat"]
-    public = view["public"]
-    seats = view["seats"]
-    n = len(seats)
-    known = {
-        s: list(info["revealed_hand"])
-        for s, info in enumerate(seats)
-        if info.get("revealed_hand") is not None
-    }
-    known[me] = list(you["hand"])
-    visible = list(public["pile"]) + list(public["three_chain"])
-    for s, info in enumerate(seats):
-        visible.extend(c for c in info["face_up"] if c)
-        visible.extend(known.get(s, ()))
-    seen = set(visible)
-    pool = [c for c in _DECK if c not in seen]
-    # Discarded cards are 3s of earlier chains (L-6.2).
-    discarded = []
-    want = public["discarded_count"]
-    if want:
-        threes = [c for c in pool if _RANK[c] == "3"]
-        rng.shuffle(threes)
-        discarded = threes[:want]
-        gone = set(discarded)
-        pool = [c for c in pool if c not in gone]
-    # Other hands first, weighted by rank (what easy-like players keep: more 7s, fewer 10s),
-    # then the rest uniformly (Efraimidis-Spirakis weighted sampling without replacement).
-    in_hands = sum(info["hand_count"] for s, info in enumerate(seats) if s not in known)
-    keyed = sorted(pool, key=lambda c: rng.random() ** (1.0 / _HAND_WEIGHT[_RANK[c]]), reverse=True)
-    held, rest = keyed[:in_hands], keyed[in_hands:]
-    rng.shuffle(held)
-    rng.shuffle(rest)
-    it = iter(held + rest)
-    hands = []
-    for s in range(n):
-        if s in known:
-            hands.append(sorted(known[s], key=_CARD_KEY))
-        else:
-            hands.append(sorted((next(it) for _ in range(seats[s]["hand_count"])), key=_CARD_KEY))
-    rules = dict(public["rules"])
-    face_down = []
-    for s in range(n):
-        positions = seats[s]["face_down_positions"]
-        row = [None] * max([rules["face_down_count"], *(p + 1 for p in positions)])
-        for p in positions:
-            row[p] = next(it)
-        face_down.append(row)
-    draw_pile = [next(it) for _ in range(public["draw_pile_count"])]
-    cleared = list(it)
-    st = _template(n)
-    pile = list(public["pile"])
-    extra = public["extra_plays"]
-    st.update(
-        status="active",
-        phase="play",
-        rules=rules,
-        next_rules=dict(public.get("next_rules") or {}),
-        round=view["round"],
-        dealer=view["dealer"],
-        round_wins=list(public["round_wins"]),
-        last_round_winner=public["last_round_winner"],
-        winners=[],
-        face_down=face_down,
-        face_up=[list(s["face_up"]) for s in seats],
-        hands=hands,
-        draw_pile=draw_pile,
-        pile=pile,
-        top_count=public["top_count"] if pile else 0,
-        three_chain=list(public["three_chain"]),
-        discarded=discarded,
-        cleared=cleared,
-        low_lock=bool(public["low_lock"]),
-        obligation=public["obligation"],
-        turn=view["turn"],
-        played=extra > 0,  # a turn with extra plays pending has made its first play
-        extra_plays=extra,
-        out=[bool(s["out"]) for s in seats],
-        places=list(public["places"]),
-        swaps_left=[0] * n,
-        swap_done=[True] * n,
-        first_player=public["first_player"],
-    )
-    st["options"] = {**st["options"], "rounds": public["rounds"]}
-    _house_rule_state(st, view, known)
-    return st
+    """The engine's determinization with this bot's prior on other hands."""
+    return ENGINE.determinize(view, rng, _HAND_WEIGHT)
 
 
-def _house_rule_state(st: dict, view: dict, known: dict) -> None:
-    """The parts of the state that house rules (L-11) and the session keep, as far as the view
-    shows them; keys this engine's state does not have are left alone."""
-    public = view["public"]
-    seats = view["seats"]
-    me = view["you"]["seat"]
-
-    def put(key, value):
-        if key in st:
-            st[key] = value
-
-    put("reversed", bool(public.get("direction_reversed", False)))
-    put(
-        "skips",
-        [{"seat": s, "rule_id": None} for s, i in enumerate(seats) for _ in range(i.get("skips") or 0)],
-    )
-    put("revealed", [{"seat": s, "rule_id": None} for s in sorted(known) if s != me])
-    if "session" in public:
-        put("session", public["session"])
-    put("vote_used", bool(public.get("vote_used", False)))
-    put("window", dict(public["window"]) if public.get("window") else None)
-    rules = [r for r in public.get("house_rules") or [] if isinstance(r, dict)]
-    editable = any(r.get("editable") for r in rules)
-    put("round_started", not editable)
-    put("house_rules", [_rule_record(r, view["round"]) for r in rules])
-    put("rule_history", [_rule_record(r, view["round"]) for r in public.get("rule_history") or []])
-    if "next_rule_id" in st:
-        ids = [
-            r["id"] for r in rules + list(public.get("rule_history") or []) if isinstance(r.get("id"), int)
-        ]
-        st["next_rule_id"] = max(ids, default=0) + 1
+def _round_decided(st: dict) -> bool:
+    return ENGINE.round_winner(st) is not None or ENGINE.phase(st) != "play"
 
 
-def _rule_record(rule: dict, round_no: int) -> dict:
-    """A house rule's state record from its view (the description may be a placeholder: it
-    changes nothing the rule does)."""
-    record = {k: v for k, v in rule.items() if k != "editable"}
-    record["rule"] = dict(rule.get("rule") or {})
-    record["edit_round"] = round_no if rule.get("editable") else -1
-    return record
+def _policy(st: dict, seat: int, rng: random.Random) -> dict:
+    return easy(ENGINE.policy_view(st, seat), rng)
 
 
-def _cards_left(st: dict, seat: int) -> int:
-    return (
-        len(st["hands"][seat])
-        + sum(1 for c in st["face_up"][seat] if c)
-        + sum(1 for c in st["face_down"][seat] if c)
-    )
-
-
-def _score(st: dict, me: int, winner: int | None) -> float:
+def _score(st: dict, me: int) -> float:
     """1 for winning the round, 0 for losing it; a playout stopped by the cap scores by card
     counts: 1/n plus CUTOFF_SLOPE per card fewer than the best-placed opponent, within (0, 1)."""
+    winner = ENGINE.round_winner(st)
     if winner is not None:
         return 1.0 if winner == me else 0.0
-    n = st["players"]
-    others = [_cards_left(st, s) for s in range(n) if s != me and not st["out"][s]]
+    n = len(ENGINE.seat_players(st))
+    others = [ENGINE.cards_held(st, s) for s in range(n) if s != me]
     if not others:
         return 1.0
-    value = 1 / (len(others) + 1) + CUTOFF_SLOPE * (min(others) - _cards_left(st, me))
+    value = 1 / (len(others) + 1) + CUTOFF_SLOPE * (min(others) - ENGINE.cards_held(st, me))
     return min(0.95, max(0.05, value))
 
 
-def _playout(state: dict, me: int, move: dict, rng: random.Random) -> float:
-    """`me` plays `move`, then everybody plays `easy` until someone goes out, or for at most
-    MAX_PLAYOUT_STEPS moves (then the card counts score it)."""
-    wins = state["round_wins"]
-    st, _ = ENGINE.apply(state, me, move)
-    for _ in range(MAX_PLAYOUT_STEPS):
-        if st["round_wins"] != wins:  # the round ended (and the engine may have dealt the next)
-            return 1.0 if st["round_wins"][me] != wins[me] else 0.0
-        if st["places"]:  # play_for_places: the first out is the winner (L-10.1)
-            return 1.0 if st["places"][0] == me else 0.0
-        seat = st["turn"]
-        if st["phase"] != "play" or seat is None:
-            break
-        st, _ = ENGINE.apply(st, seat, easy(_playout_view(st, seat), rng))
-    if st["round_wins"] != wins:
-        return 1.0 if st["round_wins"][me] != wins[me] else 0.0
-    return _score(st, me, None)
-
-
-def _run(pile: list[str]) -> int:
-    """L-5: cards of the top rank lying consecutively at the top of the pile."""
-    if not pile:
-        return 0
-    top = _RANK[pile[-1]]
-    run = 0
-    for card in reversed(pile):
-        if _RANK[card] != top:
-            break
-        run += 1
-    return run
-
-
-def _playout_view(st: dict, seat: int) -> dict:
-    """The part of `ENGINE.view(st, seat)` that `easy` reads, without copies (a playout never
-    keeps or edits it). A test checks that `easy` decides the same on both."""
-    pile = st["pile"]
-    seats = [
-        {
-            "hand_count": len(st["hands"][s]),
-            "face_up": st["face_up"][s],
-            "face_down_positions": [i for i, c in enumerate(st["face_down"][s]) if c],
-            "out": st["out"][s],
-        }
-        for s in range(st["players"])
-    ]
-    return {
-        "phase": st["phase"],
-        "you": {"seat": seat, "hand": st["hands"][seat]},
-        "seats": seats,
-        "public": {
-            "pile": pile,
-            "top_rank": _RANK[pile[-1]] if pile else None,
-            "run": _run(pile),
-            "three_chain": st["three_chain"],
-            "obligation": st["obligation"],
-            "rules": st["rules"],
-            "direction_reversed": st.get("reversed", False),
-        },
-        "legal_moves": ENGINE.legal_moves(st, seat),
-    }
+_playout_view = ENGINE.policy_view  # the tests compare it with the full view

@@ -35,11 +35,14 @@ class Budget:
     max_steps: int = 10_000
 
 
-def playout(engine: Game, state: dict, policy: Policy, rng: random.Random, max_steps: int) -> dict:
-    """Play `state` on with `policy` for every seat until the game is over or the step budget
-    runs out; returns the final state."""
+def playout(
+    engine: Game, state: dict, policy: Policy, rng: random.Random, max_steps: int, done=None
+) -> dict:
+    """Play `state` on with `policy` for every seat until the game is over (or `done(state)`,
+    when given: e.g. Lopti's round is decided) or the step budget runs out; returns the final
+    state."""
     steps = 0
-    while not engine.is_over(state) and steps < max_steps:
+    while not engine.is_over(state) and steps < max_steps and not (done is not None and done(state)):
         seats = engine.to_act(state)
         if not seats:
             break
@@ -59,20 +62,29 @@ def best_move(
     budget: Budget,
     rng: random.Random,
     prior=None,
+    done=None,
+    select=None,
 ) -> dict:
     """The candidate with the best total score over `budget.samples` determinizations of
     `view` (the searching seat is `view["you"]["seat"]`). Each sample plays every candidate
-    with the same playout randomness, so candidates are compared on equal terms."""
+    with the same playout randomness, so candidates are compared on equal terms.
+
+    Optional: `done(state)` ends a playout early (see `playout`); `select(scores)` picks the
+    candidate's index from the per-sample scores (`scores[i][k]`: candidate i on sample k),
+    e.g. to keep the default unless another is clearly better; by default the best total."""
     if len(candidates) == 1:
         return candidates[0]
     me = view["you"]["seat"]
-    totals = [0.0] * len(candidates)
+    scores: list[list[float]] = [[] for _ in candidates]
     for _ in range(budget.samples):
         sample = engine.determinize(view, rng, prior)
         seed = rng.randrange(1 << 30)
         for i, move in enumerate(candidates):
             after, _ = engine.step(sample, me, move)
-            end = playout(engine, after, policy, random.Random(seed), budget.max_steps)
-            totals[i] += score(end, me)
+            end = playout(engine, after, policy, random.Random(seed), budget.max_steps, done)
+            scores[i].append(score(end, me))
+    if select is not None:
+        return candidates[select(scores)]
+    totals = [sum(s) for s in scores]
     best = max(range(len(candidates)), key=lambda i: (round(totals[i], 9), -i))
     return candidates[best]

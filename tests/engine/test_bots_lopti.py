@@ -282,7 +282,7 @@ def test_hard_with_its_full_budget_returns_a_legal_move():
 def test_hard_plays_easy_while_the_draw_pile_lasts(monkeypatch):
     st = table(hands={0: ["2C", "6D", "6H", "9C", "10S", "KD"]}, pile=["5S"], draw=["4C"])
     view = G.view(st, 0)
-    monkeypatch.setattr(bots, "determinize", None)  # the search must not start
+    monkeypatch.setattr(G, "determinize", None)  # the search must not start
     assert bots.hard(view, random.Random(0)) == bots.easy(view, random.Random(0))
 
 
@@ -290,7 +290,7 @@ def test_a_single_legal_move_is_returned_at_once(monkeypatch):
     st = table(hands={0: ["4C"]}, face_up={0: ["KS", None, None]}, pile=["5D"])
     view = G.view(st, 0)
     assert view["legal_moves"] == [{"type": "take_pile"}]
-    monkeypatch.setattr(bots, "determinize", None)  # the search must not even start
+    monkeypatch.setattr(G, "determinize", None)  # the search must not even start
     assert bots.hard(view, random.Random(0)) is view["legal_moves"][0]
     assert bots.easy(view, random.Random(0)) is view["legal_moves"][0]
 

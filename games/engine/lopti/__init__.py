@@ -67,6 +67,12 @@ The Rule Vote (votes.py, L-12):
   `setup`, where `restore` votes may bring earlier sessions' rules back; `start_session` deals.
 
 Every base event of L-11.7 goes through `_fire`; house_rules.fire is its hook.
+
+Modules (issue 11, split by job): game.py (the Game class, thin), moves.py (the move table:
+type -> fields, who may send it, parse, check, handler), state.py (the typed state layout, card
+order, the move context), legality.py, turn.py, deal.py (the base rules; core.py keeps their
+old names), vocabulary.py, validation.py, effects.py (house rules; house_rules.py keeps the
+lookups and views), votes.py and duels.py (L-12), determinize.py (the search's samples).
 """
 
 from ..registry import register

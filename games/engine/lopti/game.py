@@ -1,59 +1,22 @@
-"""The Lopti engine class: who acts, which moves are legal, `apply` for every move type of the
-API (game moves, house-rule moves, vote and duel moves, the server's session and moderation
-moves), timeouts and views. The rules themselves live in core.py (base rules), house_rules.py
-(L-11) and votes.py (L-12)."""
+"""The Lopti engine class: who acts, which moves are legal, the front door's parse / check /
+step for every move type of the API (through the move table of moves.py), timeouts and views.
+The rules themselves live in the base-rule modules (core.py gathers them), the house-rule
+modules (house_rules.py gathers them, L-11) and votes.py / duels.py (L-12)."""
 
 from __future__ import annotations
 
 import itertools
 
-from ..base import Game, GameConflict, IllegalMove, InvalidMove, NotPermitted, NotYourTurn, Option
+from ..base import Game, InvalidMove, Option
 from ..cards import check_fixed_deck, deal_rng, shuffled, standard_deck
-from . import core, house_rules, votes
-from .core import BASE_RULES, MOVE_FIELDS, _Ctx, _rank, card_key
+from . import core, house_rules, moves, votes
+from . import determinize as determinize_mod
+from . import state as state_mod
+from .core import BASE_RULES, _Ctx, _rank, card_key
 
-# Every move type and its fields. Game moves (MOVE_FIELDS) wait for `to_act`; the others are
-# checked by their own handlers. propose_vote's fields depend on its kind (votes.KIND_FIELDS).
-RULE_MOVE_FIELDS = {
-    "write_rule": {"type", "rule"},
-    "decline_rule": {"type"},
-    "edit_rule": {"type", "rule_id", "rule"},
-    "delete_rule": {"type", "rule_id"},
-}
-VOTE_MOVE_FIELDS = {
-    "propose_vote": {"type", "kind", "rule_id", "rule", "key", "value", "applies"},
-    "ballot": {"type", "vote_id", "yes"},
-    "abstain": {"type", "vote_id"},
-    "champion": {"type", "vote_id"},
-    "no_champion": {"type", "vote_id"},
-    "throw": {"type", "duel_id", "throw"},
-}
-SERVER_MOVE_FIELDS = {
-    "moderate_rule": {"type", "rule_id", "hidden"},
-    "new_session": {"type"},
-    "start_session": {"type"},
-}
-ALL_MOVE_FIELDS = {**MOVE_FIELDS, **RULE_MOVE_FIELDS, **VOTE_MOVE_FIELDS, **SERVER_MOVE_FIELDS}
-
-
-def _int_field(move: dict, field: str) -> int:
-    value = move[field]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidMove(f"{field} must be an integer", fields={field: ["must be an integer"]})
-    return value
-
-
-def _bool_field(move: dict, field: str) -> bool:
-    if not isinstance(move[field], bool):
-        raise InvalidMove(f"{field} must be true or false", fields={field: ["must be a boolean"]})
-    return move[field]
-
-
-def _between_rounds(st: dict) -> bool:
-    """Ruling (for new_session): "between rounds" is the winner's window, or a dealt round
-    before its first card play (its swap phase, or the play phase with no card played yet),
-    the same moment before which L-11.5 lets an author edit a new rule."""
-    return st["phase"] == "house_rule" or (st["phase"] in ("swap", "play") and not st["round_started"])
+# Every move type and its fields (the move table, moves.py). propose_vote's fields depend on
+# its kind (votes.KIND_FIELDS).
+ALL_MOVE_FIELDS = moves.FIELDS
 
 
 class Lopti(Game):
@@ -207,310 +170,100 @@ class Lopti(Game):
         return next(m for m in moves if m["type"] == "play_face_down")
 
 
-    # --- the front door (issue 11), transitional: the engine's own checked apply is `step`
-    # until the engine is split into parse_move / check_move / step.
-    def may_act(self, state, seat, move):
-        return True
+    # --- the front door (issue 11): who, parse, check, step (the move table, moves.py) -----
+    def may_act(self, state: dict, seat: int | None, move: object) -> bool:
+        """Game moves wait for `to_act`; ballots, proposals, throws and the house-rule moves
+        come from any member whatever the turn (their own checks say more); the server's
+        moves only from the server (seat None)."""
+        return moves.may_act(state, seat, move, self.to_act(state))
 
-    def parse_move(self, state, seat, move):
-        return move
+    def parse_move(self, state: dict, seat: int | None, move: object) -> dict:
+        return moves.parse(state, seat, move)
 
-    def check_move(self, state, seat, move):
-        return None
+    def check_move(self, state: dict, seat: int | None, move: dict) -> None:
+        moves.check(state, seat, move)
 
-    def phase(self, state):
-        return state["phase"]
-
-    def winners(self, state):
-        return list(self.view(state, None)["public"].get("winners", []))
-
-    def finishing_order(self, state):
-        winners = self.winners(state)
-        rest = [s for s in range(len(self.seat_players(state))) if s not in winners]
-        return [winners, rest] if rest else [winners]
-
-    def scores(self, state):
-        return self.view(state, None)["scores"]
-
-    def determinize(self, view, rng, prior=None):
-        raise NotImplementedError("issue 11: the engine's determinize")
-
-    def cards(self, state):
-        raise NotImplementedError("issue 11: the engine's card list")
-
-    def secret_cards(self, state, seat):
-        raise NotImplementedError("issue 11: the engine's secret cards")
-
-    def step(self, state: dict, seat: int, move: dict) -> tuple[dict, list[dict]]:
-        ctx = self.apply_in_context(state, seat, move)
+    def step(self, state: dict, seat: int | None, move: dict) -> tuple[dict, list[dict]]:
+        ctx = moves.step(state, seat, move)
         return ctx.state, ctx.events
 
     def apply_in_context(self, state: dict, seat: int | None, move: dict) -> _Ctx:
-        """`apply`, returning the whole context: the new state, the events and the base events
-        fired on the way. Every check runs on the untouched input; only a move that passes them
-        is applied to a copy."""
-        if state["status"] == "finished":
-            raise GameConflict("the session is over")
-        kind = move.get("type") if isinstance(move, dict) else None
-        if not isinstance(kind, str):
-            kind = None
-        if kind in SERVER_MOVE_FIELDS:
-            if seat is not None:
-                raise NotYourTurn("only the server makes this move")
-            return self._server_move(state, move)
-        if kind in RULE_MOVE_FIELDS or kind in VOTE_MOVE_FIELDS:
-            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state["players"]:
-                raise NotYourTurn("only a member of the session makes this move")
-            if kind in RULE_MOVE_FIELDS:
-                return self._rule_move(state, seat, move)
-            return self._vote_move(state, seat, move)
-        if state["open_vote"] and kind in MOVE_FIELDS:
-            raise GameConflict("play is paused while a Rule Vote or its duel is open (L-12.2)")
-        if seat not in self.to_act(state):
-            raise NotYourTurn("it is not your turn")
-        if kind not in MOVE_FIELDS:
-            core.parse_fields(move, ALL_MOVE_FIELDS)  # raises InvalidMove naming the types
-        move = core._parse(move)
-        core._check_holdings(state, seat, move)
-        core._check_forbidden(state, seat, move)
-        ctx = _Ctx(core._clone(state), house_rules.fire)
-        st = ctx.state
-        if kind in ("swap", "keep"):
-            self._swap_phase(ctx, seat, move)
-        elif kind == "take_pile":
-            core._take_pile(ctx, seat)
-        else:
-            st["round_started"] = True  # L-11.5 ruling: the round begins at its first card play
-            if kind == "play":
-                cards = sorted(move["cards"], key=card_key)
-                st["hands"][seat] = [c for c in st["hands"][seat] if c not in cards]
-                core._play(ctx, seat, cards, "hand")
-            else:
-                core._play_face_down(ctx, seat, move["index"])
-        return ctx
+        """`apply`'s checks, then the step returning its whole context: the new state, the
+        events and the base events fired on the way (for the rule-order tests)."""
+        self.apply(state, seat, move)  # the refusals, exactly as `apply` gives them
+        return moves.step(state, seat, self.parse_move(state, seat, move))
 
-    def _swap_phase(self, ctx: _Ctx, seat: int, move: dict) -> None:
-        """L-3.3: simultaneous; each player swaps up to `swaps_allowed` times or keeps."""
-        st = ctx.state
-        if move["type"] == "keep":
-            st["swap_done"][seat] = True
-            ctx.log({"type": "keep", "seat": seat})
-        else:
-            hand = st["hands"][seat]
-            position = st["face_up"][seat].index(move["face_up_card"])
-            hand.remove(move["hand_card"])
-            st["hands"][seat] = sorted(hand + [move["face_up_card"]], key=card_key)
-            st["face_up"][seat][position] = move["hand_card"]
-            st["swaps_left"][seat] -= 1
-            st["swap_done"][seat] = st["swaps_left"][seat] == 0
-            ctx.log(
-                {
-                    "type": "swap",
-                    "seat": seat,
-                    "hand_card": move["hand_card"],
-                    "face_up_card": move["face_up_card"],
-                    "position": position,
-                }
-            )
-        if all(st["swap_done"]):
-            st["phase"] = "play"
-            ctx.log({"type": "play_start", "first_player": st["first_player"]})
-            core._start_turn(ctx, st["first_player"], keep_extra=True)
+    def phase(self, state: dict) -> str:
+        return state["phase"]
 
-    # --- house rules (L-11) ---------------------------------------------------------------------------
-    def _rule_move(self, state: dict, seat: int, move: dict) -> _Ctx:
-        kind = move["type"]
-        if kind in ("write_rule", "decline_rule"):
-            # api.md: anyone but the round's winner -> 403 whenever it comes; the winner outside
-            # the window -> 409. Ruling: "the round's winner" is the winner of the latest
-            # window (the round that ended last in this table), or nobody before the first
-            # round ends.
-            window = state["window"]
-            if window is None or window["winner"] != seat:
-                raise NotPermitted("L-11.1: only the round's winner writes a house rule")
-            if state["phase"] != "house_rule":
-                raise GameConflict(
-                    "L-11.1: the winner writes a rule only in the window after the round", rule="L-11.1"
-                )
-            core.parse_fields(move, RULE_MOVE_FIELDS)
-            rule = house_rules.validate_rule(move["rule"]) if kind == "write_rule" else None
-            ctx = _Ctx(core._clone(state), house_rules.fire)
-            st = ctx.state
-            if rule is None:
-                ctx.log({"type": "rule_declined", "seat": seat})
-            else:
-                record = {
-                    "id": st["next_rule_id"],
-                    "author": seat,
-                    "rule": rule,
-                    "status": "active",
-                    "session": st["session"],
-                    "created_session": st["session"],
-                    "created_round": st["round"],
-                    "hidden": False,
-                    "edit_round": st["round"] + 1,
-                }
-                st["next_rule_id"] += 1
-                st["house_rules"].append(record)
-                st["window"]["rule_id"] = record["id"]
-                ctx.log({"type": "rule_written", "rule": house_rules.rule_view(st, record, current=False)})
-            # L-11.1 ruling: the next round is dealt as soon as the winner submits or declines
-            st["window"]["open"] = False
-            votes.apply_pending(ctx)
-            core.next_round(ctx)
-            return ctx
-        core.parse_fields(move, RULE_MOVE_FIELDS)
-        rule_id = _int_field(move, "rule_id")
-        record = house_rules.find(state, rule_id)
-        if record is None:
-            raise InvalidMove(f"this session has no rule {rule_id}", fields={"rule_id": ["no such rule"]})
-        if record["author"] != seat:
-            raise NotPermitted("only the rule's author may do this without a vote (L-11.5, L-11.6)")
-        if record["status"] == "deleted":
-            raise IllegalMove("the rule is deleted", rule="L-11.6")
-        if kind == "edit_rule":
-            rule = house_rules.validate_rule(move["rule"])
-            if not house_rules.editable(state, record):
-                raise IllegalMove(
-                    "the author may not rewrite a rule after the round begins; larger changes need a vote",
-                    rule="L-11.5",
-                )
-        ctx = _Ctx(core._clone(state), house_rules.fire)
-        record = house_rules.find(ctx.state, rule_id)
-        if kind == "edit_rule":
-            record["rule"] = rule
-            ctx.log({"type": "rule_edited", "rule": house_rules.rule_view(ctx.state, record, current=False)})
-        else:
-            # L-11.6: any time, without a vote, and without a replacement rule
-            record["status"] = "deleted"
-            house_rules.stop_pending(ctx, rule_id)
-            ctx.log({"type": "rule_deleted", "rule_id": rule_id, "seat": seat})
-        return ctx
+    def winners(self, state: dict) -> list[int]:
+        """L-2.2: the seats with most round wins over the table, once it is finished."""
+        return list(state["winners"]) if state["status"] == "finished" else []
 
-    # --- the Rule Vote and duels (L-12) ------------------------------------------------------------------
-    def _vote_move(self, state: dict, seat: int, move: dict) -> _Ctx:
-        kind = move["type"]
-        if kind == "propose_vote":
-            proposal = votes.check_proposal(state, move)
-            ctx = _Ctx(core._clone(state), house_rules.fire)
-            votes.propose(ctx, seat, proposal)
-            return ctx
-        core.parse_fields(move, VOTE_MOVE_FIELDS)
-        if kind == "throw":
-            duel_id = _int_field(move, "duel_id")
-            if move["throw"] not in votes.THROWS:
-                raise InvalidMove(
-                    f"throw must be one of {list(votes.THROWS)}",
-                    fields={"throw": [f"one of {list(votes.THROWS)}"]},
-                )
-            duel = votes.find_duel(state, duel_id)
-            if duel is None:
-                raise InvalidMove(f"no duel {duel_id}", fields={"duel_id": ["no such duel"]})
-            if duel["status"] != "open":
-                raise GameConflict("the duel is over")
-            if seat not in duel["players"]:
-                raise NotYourTurn("only the duel's two representatives throw")
-            if duel["pending"][duel["players"].index(seat)] is not None:
-                raise GameConflict("you have thrown already; waiting for the other throw")
-            ctx = _Ctx(core._clone(state), house_rules.fire)
-            duel = votes.find_duel(ctx.state, duel_id)
-            votes.throw(ctx, votes.find_vote(ctx.state, duel["vote_id"]), duel, seat, move["throw"])
-            return ctx
-        vote_id = _int_field(move, "vote_id")
-        if kind == "ballot":
-            _bool_field(move, "yes")
-        vote = votes.find_vote(state, vote_id)
-        if vote is None:
-            raise InvalidMove(f"no vote {vote_id}", fields={"vote_id": ["no such vote"]})
-        if kind in ("ballot", "abstain"):
-            if vote["stage"] != "ballots":
-                raise GameConflict("the vote is closed")
-            if vote["ballots"][seat] is not None:
-                raise GameConflict("you have voted already: one ballot per member (L-12.2)")
-        else:
-            if vote["stage"] != "champions":
-                raise GameConflict("no champion is called for in this vote")
-            if seat not in vote["champion_pending"]:
-                if seat in vote["champions"] or vote["ballots"][seat] == "no":
-                    raise GameConflict("you have decided already")
-                raise NotYourTurn("only members who voted no may champion the rule (L-12.3)")
-        ctx = _Ctx(core._clone(state), house_rules.fire)
-        vote = votes.find_vote(ctx.state, vote_id)
-        if kind == "ballot":
-            votes.cast(ctx, vote, seat, "yes" if move["yes"] else "no")
-        elif kind == "abstain":
-            votes.cast(ctx, vote, seat, "abstain")
-        else:
-            votes.champion(ctx, vote, seat, kind == "champion")
-        return ctx
+    def finishing_order(self, state: dict) -> list[list[int]]:
+        """Ruling (issue 11): a table's places are by round wins over the whole table, most
+        first, seats with equal wins tied (the winners are the first place, as L-2.2 names
+        them). The places of a single round are `round_places`."""
+        if state["status"] != "finished":
+            return []
+        wins = state["round_wins"]
+        return [[s for s in range(state["players"]) if wins[s] == w] for w in sorted(set(wins), reverse=True)]
 
-    # --- the server's moves: moderation and sessions (L-2.1, L-12.5) ------------------------------------
-    def _server_move(self, state: dict, move: dict) -> _Ctx:
-        kind = core.parse_fields(move, SERVER_MOVE_FIELDS)
-        if kind == "moderate_rule":
-            rule_id = _int_field(move, "rule_id")
-            hidden = _bool_field(move, "hidden")
-            copies = [r for r in state["house_rules"] + state["rule_history"] if r["id"] == rule_id]
-            if not copies:
-                raise InvalidMove(f"no rule {rule_id}", fields={"rule_id": ["no such rule"]})
-            ctx = _Ctx(core._clone(state))
-            st = ctx.state
-            # the description only: the rule's effect stays as voted
-            for record in st["house_rules"] + st["rule_history"]:
-                if record["id"] == rule_id:
-                    record["hidden"] = hidden
-            ctx.log({"type": "rule_moderated", "rule_id": rule_id, "hidden": hidden})
-            return ctx
-        if state["open_vote"]:
-            raise GameConflict("a Rule Vote or its duel is open")
-        if kind == "new_session":
-            if not _between_rounds(state):
-                raise GameConflict("a new session starts only between rounds")
-            ctx = _Ctx(core._clone(state))
-            self._new_session(ctx)
-            return ctx
-        if state["phase"] != "setup":
-            raise GameConflict("start_session follows new_session")
-        ctx = _Ctx(core._clone(state), house_rules.fire)
-        ctx.log({"type": "session_start", "session": ctx.state["session"]})
-        votes.apply_pending(ctx)
-        core.deal_from_seed(ctx)
-        return ctx
+    def round_places(self, state: dict) -> list[list[int]]:
+        """The places of the round that ended last (or is ending): with `play_for_places`
+        every seat in the order it went out (L-10.3), else the winner first and the others
+        tied (L-10.1). [] while no one of this round is out."""
+        return state_mod.round_places(state)
 
-    def _new_session(self, ctx: _Ctx) -> None:
-        """L-2.1 / L-12.5: a fresh session: no house rules (this session's are kept in the
-        history, where setup votes may bring them back), base rules as the table set them, the
-        cards gathered up, and the table waits in `setup` for the host's start_session."""
-        st = ctx.state
-        n = st["players"]
-        st["rule_history"].extend(core._clone(st["house_rules"]))
-        st["house_rules"] = []
-        st["session"] += 1
-        st["rules"] = {key: st["options"][key] for key in BASE_RULES}
-        st["next_rules"] = {}
-        st["pending_changes"] = []
-        st["setup_votes"] = []
-        if st["window"] is not None:
-            st["window"]["open"] = False  # a window still open closes with no rule
-        # L-2.3: the session's first dealer, fixed by the table or drawn from the seed and the
-        # session number (session 1 used deal_rng(seed, -1))
-        dealer = st["fixed_dealer"]
-        if dealer is None:
-            dealer = deal_rng(st["seed"], -st["session"]).randrange(n)
-        rules = st["rules"]
-        st.update(
-            phase="setup",
-            round=1,
-            dealer=dealer,
-            first_player=dealer,
-            last_round_winner=None,
-            draw_pile=standard_deck(),  # every card back in the undealt deck
-            hands=[[] for _ in range(n)],
-            face_up=[[None] * rules["face_up_count"] for _ in range(n)],
-            face_down=[[None] * rules["face_down_count"] for _ in range(n)],
-            **core.fresh_round_fields(n),
-        )
-        ctx.log({"type": "session_new", "session": st["session"], "dealer": dealer})
+    def round_winner(self, state: dict) -> int | None:
+        """The winner of the current (or just ended) round: the first seat out (L-10.1)."""
+        return state["places"][0] if state["places"] else None
+
+    def cards_held(self, state: dict, seat: int) -> int:
+        """Every card a seat holds: hand, face-up and face-down (public counts)."""
+        return core.held(state, seat)
+
+    def policy_view(self, state: dict, seat: int) -> dict:
+        """The part of `view(state, seat)` a fast playout policy reads (the easy bot), built
+        without copies: a playout never keeps or edits it. For simulations on full states."""
+        pile = state["pile"]
+        seats = [
+            {
+                "hand_count": len(state["hands"][s]),
+                "face_up": state["face_up"][s],
+                "face_down_positions": [i for i, c in enumerate(state["face_down"][s]) if c],
+                "out": state["out"][s],
+            }
+            for s in range(state["players"])
+        ]
+        return {
+            "phase": state["phase"],
+            "you": {"seat": seat, "hand": state["hands"][seat]},
+            "seats": seats,
+            "public": {
+                "pile": pile,
+                "top_rank": _rank(pile[-1]) if pile else None,
+                "run": core._run_length(state),
+                "three_chain": state["three_chain"],
+                "obligation": state["obligation"],
+                "rules": state["rules"],
+                "direction_reversed": state.get("reversed", False),
+            },
+            "legal_moves": self.legal_moves(state, seat),
+        }
+
+    def scores(self, state: dict) -> list[int]:
+        """Round wins per seat (L-2.2), as views show them."""
+        return list(state["round_wins"])
+
+    def cards(self, state: dict) -> list[str]:
+        return state_mod.all_cards(state)
+
+    def secret_cards(self, state: dict, seat: int | None) -> set[str]:
+        return state_mod.secret_cards(state, seat)
+
+    def determinize(self, view: dict, rng, prior=None) -> dict:
+        return determinize_mod.determinize(self, view, rng, prior)
 
     # --- views ----------------------------------------------------------------------------------------
     def view_log_entry(self, entry: dict, state: dict) -> dict:

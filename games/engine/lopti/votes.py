@@ -6,6 +6,8 @@ open, `state["open_vote"]` names it: play pauses (`to_act` is then the members w
 the vote a ballot, a champion decision or a throw). Duels live in `state["duels"]`; a throw
 waits in the duel's `pending` until the opponent has thrown too, and only views built by
 `duel_view` (which never shows `pending`) leave the engine.
+
+The tie's champions and duels live in duels.py (issue 11 split); their names stay here too.
 """
 
 from __future__ import annotations
@@ -13,12 +15,9 @@ from __future__ import annotations
 from ..base import GameConflict, IllegalMove, InvalidMove
 from . import core, house_rules
 from .core import _Ctx
+from .duels import THROWS, _settle_tie, champion, duel_view, find_duel, throw  # noqa: F401 (the old names, for callers)
 
 KINDS = ("remove", "modify", "restore", "base_rule")
-THROWS = ("rock", "paper", "scissors")
-BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
-DUEL_WINS = 16  # L-12.4: 30 decisive throws, 15-15 goes to the next one: first to 16
-KNOCKOUT_WINS = 1  # L-12.3: one decisive throw per knockout match
 
 
 # --- lookups and views ---------------------------------------------------------------------------
@@ -28,12 +27,6 @@ def find_vote(st: dict, vote_id) -> dict | None:
     if isinstance(vote_id, bool) or not isinstance(vote_id, int) or not 1 <= vote_id <= len(st["votes"]):
         return None
     return st["votes"][vote_id - 1]
-
-
-def find_duel(st: dict, duel_id) -> dict | None:
-    if isinstance(duel_id, bool) or not isinstance(duel_id, int) or not 1 <= duel_id <= len(st["duels"]):
-        return None
-    return st["duels"][duel_id - 1]
 
 
 def open_vote(st: dict) -> dict | None:
@@ -83,28 +76,6 @@ def vote_view(state: dict, vote_id: int) -> dict | None:
         "decided_for": vote["decided_for"],
         "result": vote["result"],
         "reason": vote["reason"],
-    }
-
-
-def duel_view(state: dict, duel_id: int) -> dict | None:
-    """A duel as everyone may see it: the score and only completed pairs of throws (L-12.4,
-    L-14); a throw still waiting for the opponent's never appears. None for an unknown id."""
-    duel = find_duel(state, duel_id)
-    if duel is None:
-        return None
-    return {
-        "id": duel["id"],
-        "vote_id": duel["vote_id"],
-        "kind": duel["kind"],
-        "players": list(duel["players"]),
-        "first_to": duel["first_to"],
-        "score": list(duel["score"]),
-        "throws": [dict(t, throws=list(t["throws"])) for t in duel["throws"]],
-        "waiting": [p for p, t in zip(duel["players"], duel["pending"], strict=True) if t is None]
-        if duel["status"] == "open"
-        else [],
-        "status": duel["status"],
-        "winner": duel["winner"],
     }
 
 
@@ -160,8 +131,8 @@ def timeout_move(st: dict, vote: dict, seat: int, rng=None) -> dict:
         return {"type": "abstain", "vote_id": vote["id"]}
     if vote["stage"] == "champions":
         return {"type": "no_champion", "vote_id": vote["id"]}
-    throw = rng.choice(THROWS) if rng is not None else THROWS[0]
-    return {"type": "throw", "duel_id": vote["duel"], "throw": throw}
+    choice = rng.choice(THROWS) if rng is not None else THROWS[0]
+    return {"type": "throw", "duel_id": vote["duel"], "throw": choice}
 
 
 # --- proposing ---------------------------------------------------------------------------------------
@@ -182,9 +153,10 @@ KIND_FIELDS = {
 }
 
 
-def check_proposal(st: dict, move: dict) -> dict:
-    """The checked proposal: InvalidMove for a malformed one, GameConflict when no vote may open
-    now, IllegalMove (with the rule id) when the rules forbid this change."""
+def parse_proposal(st: dict, move: dict) -> dict:
+    """The proposal move, well-formed and normalised (the checked base-rule value, the
+    normalised rule of a modify), or InvalidMove. These shape checks come before every state
+    conflict (precedence kept from the single check of before issue 11)."""
     kind = move.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         raise InvalidMove(f"kind must be one of {list(KINDS)}", fields={"kind": [f"one of {list(KINDS)}"]})
@@ -217,6 +189,27 @@ def check_proposal(st: dict, move: dict) -> dict:
         proposal["rule_id"] = _rule_id(move)
         if kind == "modify":
             proposal["rule"] = house_rules.validate_rule(move["rule"])
+    return {"type": "propose_vote", **{k: proposal[k] for k in ("kind", "applies", *KIND_FIELDS[kind])}}
+
+
+def proposal_of(move: dict) -> dict:
+    """The vote record's proposal fields of a parsed propose_vote move (no checks)."""
+    return {
+        "kind": move["kind"],
+        "applies": move["applies"],
+        "rule_id": move.get("rule_id"),
+        "rule": move.get("rule"),
+        "key": move.get("key"),
+        "value": move.get("value"),
+    }
+
+
+def check_proposal(st: dict, move: dict) -> None:
+    """The refusals of a parsed proposal, in the order the rules give them: GameConflict when
+    no vote may open now, IllegalMove (with the rule id) when the rules forbid this change, and
+    InvalidMove for a rule id that names no rule (after the conflicts, as before issue 11)."""
+    proposal = proposal_of(move)
+    kind = proposal["kind"]
     # state conflicts (409) come before what the rules forbid
     if st["open_vote"]:
         raise GameConflict("a vote is already open: one vote at a time")
@@ -230,7 +223,7 @@ def check_proposal(st: dict, move: dict) -> dict:
     if setup and kind != "restore":
         raise IllegalMove("during setup only earlier sessions' rules may be voted back", rule="L-12.5")
     if kind == "base_rule":
-        return proposal
+        return
     rule_id = proposal["rule_id"]
     record = house_rules.find(st, rule_id)
     if setup:
@@ -240,7 +233,7 @@ def check_proposal(st: dict, move: dict) -> dict:
             )
         if record is not None or rule_id in st["setup_votes"]:
             raise IllegalMove(f"rule {rule_id} has had its setup vote", rule="L-12.5")
-        return proposal
+        return
     if record is None:
         if house_rules.find_earlier(st, rule_id) is not None:
             raise IllegalMove(
@@ -251,7 +244,6 @@ def check_proposal(st: dict, move: dict) -> dict:
         raise IllegalMove(f"only an active rule can be {kind}d", rule="L-12.1")
     if kind == "restore" and record["status"] != "removed":
         raise IllegalMove("only a removed rule can be brought back", rule="L-12.1")
-    return proposal
 
 
 def propose(ctx: _Ctx, seat: int, proposal: dict) -> None:
@@ -316,157 +308,6 @@ def _count(ctx: _Ctx, vote: dict) -> None:
         _settle_tie(ctx, vote)
     else:
         _close(ctx, vote, "failed", False, "no majority")
-
-
-def _author(st: dict, vote: dict) -> int:
-    record = house_rules.find(st, vote["rule_id"])
-    if record is None:
-        record = house_rules.find_earlier(st, vote["rule_id"])
-    return record["author"]
-
-
-def _settle_tie(ctx: _Ctx, vote: dict) -> None:
-    """L-12.3: who represents each side of a tie, or why the tie passes."""
-    st = ctx.state
-    noes = [s for s in vote["order"] if vote["ballots"][s] == "no"]
-    proposer = vote["proposer"]
-    if vote["kind"] == "base_rule":
-        # Ruling: voting no is formal opposition; the earliest no-vote is the opponent
-        if not noes:
-            _close(ctx, vote, "passed", True, "tie with nobody voting no")
-            return
-        _start_duel(ctx, vote, proposer, noes[0], DUEL_WINS)
-        return
-    author = _author(st, vote)
-    if author == proposer:
-        # Ruling: the author changing their own rule faces nobody: the tie passes
-        _close(ctx, vote, "passed", True, "tie, the proposer is the rule's author")
-        return
-    if author < st["players"]:
-        _start_duel(ctx, vote, proposer, author, DUEL_WINS)
-        return
-    # Ruling: the author is "no longer in the session" when their seat no longer exists; the
-    # rule's supporters (the members who voted no) may come forward as champions.
-    if not noes:
-        _close(ctx, vote, "passed", True, "tie, no champion")
-        return
-    vote["stage"] = "champions"
-    vote["champion_pending"] = noes
-    ctx.log({"type": "champion_call", "vote_id": vote["id"], "seats": list(noes)})
-
-
-def champion(ctx: _Ctx, vote: dict, seat: int, forward: bool) -> None:
-    vote["champion_pending"].remove(seat)
-    if forward:
-        vote["champions"].append(seat)  # the order they came forward
-    ctx.log({"type": "champion", "vote_id": vote["id"], "seat": seat, "forward": forward})
-    if vote["champion_pending"]:
-        return
-    champions = vote["champions"]
-    if not champions:
-        _close(ctx, vote, "passed", True, "tie, no champion")
-    elif len(champions) == 1:
-        _start_duel(ctx, vote, vote["proposer"], champions[0], DUEL_WINS)
-    else:
-        # L-12.3: several candidates play a knockout, one decisive throw per match, in order
-        vote["knockout_next"] = 2
-        _start_duel(ctx, vote, champions[0], champions[1], KNOCKOUT_WINS)
-
-
-# --- duels (L-12.4) ------------------------------------------------------------------------------------
-
-
-def _start_duel(ctx: _Ctx, vote: dict, first: int, second: int, wins: int) -> None:
-    st = ctx.state
-    duel = {
-        "id": len(st["duels"]) + 1,
-        "vote_id": vote["id"],
-        "kind": "duel" if wins == DUEL_WINS else "knockout",
-        "players": [first, second],
-        "first_to": wins,
-        "score": [0, 0],
-        "throws": [],
-        "pending": [None, None],
-        "status": "open",
-        "winner": None,
-    }
-    st["duels"].append(duel)
-    vote["stage"] = "duel"
-    vote["duel"] = duel["id"]
-    vote["duels"].append(duel["id"])
-    if duel["kind"] == "duel":
-        vote["opponent"] = second
-    ctx.log(
-        {
-            "type": "duel_start",
-            "duel_id": duel["id"],
-            "vote_id": vote["id"],
-            "kind": duel["kind"],
-            "players": [first, second],
-            "first_to": wins,
-        }
-    )
-
-
-def throw(ctx: _Ctx, vote: dict, duel: dict, seat: int, choice: str) -> None:
-    """Both throw at once: a throw stays in `pending`, seen by nobody, until the other's is in."""
-    index = duel["players"].index(seat)
-    duel["pending"][index] = choice
-    ctx.log(
-        {
-            "type": "throw",
-            "duel_id": duel["id"],
-            "seat": seat,
-            "secret": {"throw": choice},
-            "secret_to": [seat],
-        }
-    )
-    if None in duel["pending"]:
-        return
-    first, second = duel["pending"]
-    duel["pending"] = [None, None]
-    winner = None
-    if BEATS[first] == second:
-        winner = duel["players"][0]
-        duel["score"][0] += 1
-    elif BEATS[second] == first:
-        winner = duel["players"][1]
-        duel["score"][1] += 1
-    # a draw does not count (L-12.4), but it is shown like every completed pair
-    duel["throws"].append({"throws": [first, second], "winner": winner})
-    ctx.log(
-        {
-            "type": "throws_revealed",
-            "duel_id": duel["id"],
-            "players": list(duel["players"]),
-            "throws": [first, second],
-            "winner": winner,
-            "score": list(duel["score"]),
-        }
-    )
-    if max(duel["score"]) < duel["first_to"]:
-        return
-    duel["status"] = "finished"
-    duel["winner"] = duel["players"][0] if duel["score"][0] > duel["score"][1] else duel["players"][1]
-    ctx.log(
-        {"type": "duel_end", "duel_id": duel["id"], "winner": duel["winner"], "score": list(duel["score"])}
-    )
-    _after_duel(ctx, vote, duel)
-
-
-def _after_duel(ctx: _Ctx, vote: dict, duel: dict) -> None:
-    if duel["kind"] == "knockout":
-        champions = vote["champions"]
-        if vote["knockout_next"] < len(champions):
-            nxt = champions[vote["knockout_next"]]
-            vote["knockout_next"] += 1
-            _start_duel(ctx, vote, duel["winner"], nxt, KNOCKOUT_WINS)
-        else:
-            _start_duel(ctx, vote, vote["proposer"], duel["winner"], DUEL_WINS)
-        return
-    changed = duel["winner"] == vote["proposer"]
-    vote["decided_for"] = "yes" if changed else "no"
-    _close(ctx, vote, "decided", changed, "duel")
 
 
 # --- closing and applying ---------------------------------------------------------------------------
