@@ -371,9 +371,11 @@ def check_hidden_cards(game: base.Game, seed: int) -> None:
             seen = leaves(current(game.view(after, seat)))
             assert not secret & seen, f"seat {seat} sees {secret & seen}"
             shown = [game.view_event(e, seat) for e in events]
-            # An event may show a card that is public once the move is made (the card played, a
-            # finished hand's record); what was secret before it and stays secret must not appear.
-            kept = (secret & game.secret_cards(before, seat)) - leaves(move)
+            # An event may make a card public (the card played, a face-down card turned, a
+            # finished hand's record): its public part says so to everyone. What stays secret
+            # must not reach this seat through another seat's secret part.
+            public = leaves([{k: v for k, v in e.items() if k not in ("secret", "secret_to")} for e in events])
+            kept = (secret & game.secret_cards(before, seat)) - leaves(move) - public
             assert not kept & leaves(shown), f"seat {seat}'s events name {kept & leaves(shown)}"
 
 

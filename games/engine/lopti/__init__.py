@@ -86,6 +86,7 @@ from .core import (
     card_key,
     set_base_rule,
 )
+from .duels import duel_view
 from .game import ALL_MOVE_FIELDS, Lopti
 from .house_rules import (
     HIDDEN_DESCRIPTION,
@@ -94,7 +95,7 @@ from .house_rules import (
     redact_moderated,
     validate_rule,
 )
-from .votes import duel_view, vote_view
+from .votes import vote_view
 
 __all__ = [
     "ALL_MOVE_FIELDS",

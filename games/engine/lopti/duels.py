@@ -6,17 +6,11 @@ from __future__ import annotations
 
 from . import house_rules, votes
 from .core import _Ctx
+from .votes import THROWS, find_duel  # noqa: F401 (defined with the votes: their moves list throws)
 
-THROWS = ("rock", "paper", "scissors")
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 DUEL_WINS = 16  # L-12.4: 30 decisive throws, 15-15 goes to the next one: first to 16
 KNOCKOUT_WINS = 1  # L-12.3: one decisive throw per knockout match
-
-
-def find_duel(st: dict, duel_id) -> dict | None:
-    if isinstance(duel_id, bool) or not isinstance(duel_id, int) or not 1 <= duel_id <= len(st["duels"]):
-        return None
-    return st["duels"][duel_id - 1]
 
 
 def duel_view(state: dict, duel_id: int) -> dict | None:
@@ -76,6 +70,13 @@ def _settle_tie(ctx: _Ctx, vote: dict) -> None:
     vote["stage"] = "champions"
     vote["champion_pending"] = noes
     ctx.log({"type": "champion_call", "vote_id": vote["id"], "seats": list(noes)})
+
+
+def settle_if_tied(ctx: _Ctx, vote: dict) -> None:
+    """After a ballot (or the proposal's own): a vote that just tied goes to its duel or its
+    champions (L-12.3)."""
+    if vote["status"] == "tied" and vote["stage"] == "ballots":
+        _settle_tie(ctx, vote)
 
 
 def champion(ctx: _Ctx, vote: dict, seat: int, forward: bool) -> None:

@@ -9,7 +9,7 @@ import itertools
 
 from ..base import Game, InvalidMove, Option
 from ..cards import check_fixed_deck, deal_rng, shuffled, standard_deck
-from . import core, house_rules, moves, votes
+from . import core, duels, house_rules, moves, votes
 from . import determinize as determinize_mod
 from . import state as state_mod
 from .core import BASE_RULES, _Ctx, _rank, card_key
@@ -347,7 +347,7 @@ class Lopti(Game):
             ],
             "vote_used": st["vote_used"],
             "vote": vote,
-            "duel": votes.duel_view(st, vote["duel"]) if vote and vote["duel"] else None,
+            "duel": duels.duel_view(st, vote["duel"]) if vote and vote["duel"] else None,
             "pause": {"ballots": "vote", "champions": "champion", "duel": "duel"}[open_vote["stage"]]
             if open_vote
             else None,
@@ -372,4 +372,4 @@ class Lopti(Game):
         vote = votes.open_vote(st)
         if vote is None or vote["stage"] != "duel":
             return None
-        return votes.find_duel(st, vote["duel"])
+        return duels.find_duel(st, vote["duel"])

@@ -15,7 +15,6 @@ here, and the old names still resolve here for callers.
 from __future__ import annotations
 
 from . import core  # noqa: F401 (tests reach the base rules through here)
-from .effects import fire, stop_pending  # noqa: F401 (the old names, for callers)
 from .validation import validate_rule  # noqa: F401 (the old name, for callers)
 from .vocabulary import (  # noqa: F401 (the old names, for callers)
     ACTOR_PHASES,

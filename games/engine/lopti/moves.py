@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..base import EngineError, GameConflict, IllegalMove, InvalidMove, NotPermitted, NotYourTurn
 from ..cards import deal_rng, standard_deck
-from . import core, house_rules, votes
+from . import core, duels, effects, house_rules, votes
 from .core import BASE_RULES, MOVE_FIELDS, _Ctx, card_key
 
 
@@ -223,7 +223,7 @@ def _delete_rule(ctx: _Ctx, seat: int, move: dict) -> None:
     # L-11.6: any time, without a vote, and without a replacement rule
     rule_id = move["rule_id"]
     house_rules.find(ctx.state, rule_id)["status"] = "deleted"
-    house_rules.stop_pending(ctx, rule_id)
+    effects.stop_pending(ctx, rule_id)
     ctx.log({"type": "rule_deleted", "rule_id": rule_id, "seat": seat})
 
 
@@ -232,22 +232,23 @@ def _delete_rule(ctx: _Ctx, seat: int, move: dict) -> None:
 
 def _propose(ctx: _Ctx, seat: int, move: dict) -> None:
     votes.propose(ctx, seat, votes.proposal_of(move))
+    duels.settle_if_tied(ctx, ctx.state["votes"][-1])  # the proposal just made
 
 
 def _parse_throw(st: dict, seat, move: dict) -> dict:
     _fields(move)
     duel_id = _int_field(move, "duel_id")
-    if move["throw"] not in votes.THROWS:
+    if move["throw"] not in duels.THROWS:
         raise InvalidMove(
-            f"throw must be one of {list(votes.THROWS)}", fields={"throw": [f"one of {list(votes.THROWS)}"]}
+            f"throw must be one of {list(duels.THROWS)}", fields={"throw": [f"one of {list(duels.THROWS)}"]}
         )
-    if votes.find_duel(st, duel_id) is None:
+    if duels.find_duel(st, duel_id) is None:
         raise InvalidMove(f"no duel {duel_id}", fields={"duel_id": ["no such duel"]})
     return move
 
 
 def _check_throw(st: dict, seat, move: dict) -> None:
-    duel = votes.find_duel(st, move["duel_id"])
+    duel = duels.find_duel(st, move["duel_id"])
     if duel["status"] != "open":
         raise GameConflict("the duel is over")
     if seat not in duel["players"]:
@@ -257,8 +258,8 @@ def _check_throw(st: dict, seat, move: dict) -> None:
 
 
 def _throw(ctx: _Ctx, seat: int, move: dict) -> None:
-    duel = votes.find_duel(ctx.state, move["duel_id"])
-    votes.throw(ctx, votes.find_vote(ctx.state, duel["vote_id"]), duel, seat, move["throw"])
+    duel = duels.find_duel(ctx.state, move["duel_id"])
+    duels.throw(ctx, votes.find_vote(ctx.state, duel["vote_id"]), duel, seat, move["throw"])
 
 
 def _parse_vote_move(st: dict, seat, move: dict) -> dict:
@@ -295,10 +296,11 @@ def _ballot(ctx: _Ctx, seat: int, move: dict) -> None:
         votes.cast(ctx, vote, seat, "yes" if move["yes"] else "no")
     else:
         votes.cast(ctx, vote, seat, "abstain")
+    duels.settle_if_tied(ctx, vote)
 
 
 def _champion(ctx: _Ctx, seat: int, move: dict) -> None:
-    votes.champion(ctx, votes.find_vote(ctx.state, move["vote_id"]), seat, move["type"] == "champion")
+    duels.champion(ctx, votes.find_vote(ctx.state, move["vote_id"]), seat, move["type"] == "champion")
 
 
 # --- the server's moves: moderation and sessions (L-2.1, L-12.5) -----------------------------------
@@ -454,6 +456,6 @@ def check(st: dict, seat, move: dict) -> None:
 def step(st: dict, seat, move: dict) -> _Ctx:
     """The move's effect on a copy of `st`, unchecked; the context holds state and events."""
     spec = MOVES[move["type"]]
-    ctx = _Ctx(core._clone(st), house_rules.fire if spec.fires else None)
+    ctx = _Ctx(core._clone(st), effects.fire if spec.fires else None)
     spec.handler(ctx, seat, move)
     return ctx

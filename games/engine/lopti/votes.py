@@ -13,9 +13,8 @@ The tie's champions and duels live in duels.py (issue 11 split); their names sta
 from __future__ import annotations
 
 from ..base import GameConflict, IllegalMove, InvalidMove
-from . import core, house_rules
+from . import core, effects, house_rules
 from .core import _Ctx
-from .duels import THROWS, _settle_tie, champion, duel_view, find_duel, throw  # noqa: F401 (the old names, for callers)
 
 KINDS = ("remove", "modify", "restore", "base_rule")
 
@@ -27,6 +26,15 @@ def find_vote(st: dict, vote_id) -> dict | None:
     if isinstance(vote_id, bool) or not isinstance(vote_id, int) or not 1 <= vote_id <= len(st["votes"]):
         return None
     return st["votes"][vote_id - 1]
+
+
+THROWS = ("rock", "paper", "scissors")
+
+
+def find_duel(st: dict, duel_id) -> dict | None:
+    if isinstance(duel_id, bool) or not isinstance(duel_id, int) or not 1 <= duel_id <= len(st["duels"]):
+        return None
+    return st["duels"][duel_id - 1]
 
 
 def open_vote(st: dict) -> dict | None:
@@ -304,8 +312,9 @@ def _count(ctx: _Ctx, vote: dict) -> None:
         _close(ctx, vote, "passed", True, "majority")
     elif 2 * yes == n:
         vote["status"] = "tied"
+        # L-12.3: the caller settles the tie (duels.settle_if_tied), so that the duels, which
+        # close votes, stay a layer above them.
         ctx.log({"type": "vote_tied", "vote_id": vote["id"], "tally": tally(st, vote)})
-        _settle_tie(ctx, vote)
     else:
         _close(ctx, vote, "failed", False, "no majority")
 
@@ -381,7 +390,7 @@ def apply_rule_change(ctx: _Ctx, change: dict) -> None:
     else:
         record["rule"] = change["rule"]
     if kind != "restore":
-        house_rules.stop_pending(ctx, record["id"])
+        effects.stop_pending(ctx, record["id"])
     ctx.log({"type": "rule_changed", "rule_id": record["id"], "kind": kind, "status": record["status"]})
 
 
