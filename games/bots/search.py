@@ -24,6 +24,9 @@ from games.engine.base import Game
 Policy = Callable[[dict, int, random.Random], dict]
 # score(state, me) -> how good the sample's end (or cut-off) is for `me`, higher is better
 Score = Callable[[dict, int], float]
+# stop(state) -> True when the playout may end here, before the game is over, because the
+# score already knows what it needs (President: the searching seat's place in the hand)
+Stop = Callable[[dict], bool]
 
 
 @dataclass(frozen=True)
@@ -35,11 +38,13 @@ class Budget:
     max_steps: int = 10_000
 
 
-def playout(engine: Game, state: dict, policy: Policy, rng: random.Random, max_steps: int) -> dict:
-    """Play `state` on with `policy` for every seat until the game is over or the step budget
-    runs out; returns the final state."""
+def playout(
+    engine: Game, state: dict, policy: Policy, rng: random.Random, max_steps: int, stop: Stop | None = None
+) -> dict:
+    """Play `state` on with `policy` for every seat until the game is over, the step budget
+    runs out or `stop` (when given) says the state is far enough; returns the final state."""
     steps = 0
-    while not engine.is_over(state) and steps < max_steps:
+    while not engine.is_over(state) and steps < max_steps and not (stop and stop(state)):
         seats = engine.to_act(state)
         if not seats:
             break
@@ -59,10 +64,12 @@ def best_move(
     budget: Budget,
     rng: random.Random,
     prior=None,
+    stop: Stop | None = None,
 ) -> dict:
     """The candidate with the best total score over `budget.samples` determinizations of
     `view` (the searching seat is `view["you"]["seat"]`). Each sample plays every candidate
-    with the same playout randomness, so candidates are compared on equal terms."""
+    with the same playout randomness, so candidates are compared on equal terms. `stop`
+    (optional) ends a playout early, see `playout`."""
     if len(candidates) == 1:
         return candidates[0]
     me = view["you"]["seat"]
@@ -72,7 +79,7 @@ def best_move(
         seed = rng.randrange(1 << 30)
         for i, move in enumerate(candidates):
             after, _ = engine.step(sample, me, move)
-            end = playout(engine, after, policy, random.Random(seed), budget.max_steps)
+            end = playout(engine, after, policy, random.Random(seed), budget.max_steps, stop)
             totals[i] += score(end, me)
     best = max(range(len(candidates)), key=lambda i: (round(totals[i], 9), -i))
     return candidates[best]

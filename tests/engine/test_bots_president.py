@@ -147,7 +147,7 @@ def test_determinization_is_consistent_with_the_view():
         view = view_of(state, seat)
         if view["phase"] != "play":
             continue
-        sample = bots._determinize(view, rng)
+        sample = G.determinize(view, rng)
         assert sample is not None
         again, expected = G.view(sample, seat), copy.deepcopy(view)
         for v in (again, expected):
@@ -179,7 +179,7 @@ def test_determinization_keeps_what_the_exchange_told():
     view = view_of(state, president)
     top = max(card_key(c)[0] for c in view["you"]["received"])
     for i in range(20):
-        sample = bots._determinize(view, random.Random(i))
+        sample = G.determinize(view, random.Random(i))
         assert set(gift["cards"]) <= set(sample["hands"][scum])
         assert all(card_key(c)[0] <= top for c in sample["hands"][scum])
 
@@ -319,7 +319,7 @@ def test_playout_view_gives_easy_the_same_decision_as_the_engine_view():
         if state["phase"] != "play":
             continue
         full = bots.easy(G.view(state, seat), random.Random(0))
-        assert bots.easy(bots._playout_view(state, seat), random.Random(0)) == full
+        assert bots.easy(bots.playout_view(state, seat), random.Random(0)) == full
 
 
 # --- (d) strength ----------------------------------------------------------------------------
