@@ -609,9 +609,11 @@ def cards_of(state: dict) -> list[str]:
 
 
 def secret_cards(state: dict, seat: int | None) -> set[str]:
-    """P-8: the other seats' hands (every hand for a spectator). The cards of an exchange the
-    seat was not part of are in hands until played, and played cards are public."""
-    return {c for s, h in enumerate(state["hands"]) if s != seat for c in h}
+    """P-8: the other seats' hands (every hand for a spectator), less the cards this seat gave
+    in the exchange (its view lists them as `gave`). The cards of an exchange the seat was not
+    part of are in hands until played, and played cards are public."""
+    gave = {c for e in state["exchange"]["log"] if e["from"] == seat for c in e["cards"]}
+    return {c for s, h in enumerate(state["hands"]) if s != seat for c in h} - gave
 
 
 def _dealt_count(view: dict, seat: int) -> int:
