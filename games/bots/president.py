@@ -48,6 +48,8 @@ from games.engine.president import (
     playout_view,
     rank_of,
     rank_value,
+    view_deck,
+    visible_played,
 )
 
 # --- the hard bot's budget -------------------------------------------------------------------
@@ -102,9 +104,9 @@ class _Ctx:
     def unseen_counts(self) -> dict[str, int]:
         """Per rank, how many cards this seat has not seen (others' hands and earlier tricks)."""
         if self._unseen is None:
-            seen = set(self.hand) | _visible_played(self.view["public"])
+            seen = set(self.hand) | visible_played(self.view["public"])
             counts: dict[str, int] = {}
-            for c in _deck(self.view):
+            for c in view_deck(self.view):
                 if c not in seen:
                     r = _RANK[c]
                     counts[r] = counts.get(r, 0) + 1
@@ -124,17 +126,6 @@ class _Ctx:
                 if beats(options, self.rev, r, k, standing) is not None:
                     return False
         return True
-
-
-def _deck(view: dict) -> list[str]:
-    return cards.standard_deck(jokers="jokers" in view["public"]["variations"])
-
-
-def _visible_played(public: dict) -> set[str]:
-    played = {c for p in public["trick_plays"] for c in p["cards"]}
-    if public["last_trick"]:
-        played.update(c for p in public["last_trick"]["plays"] for c in p["cards"])
-    return played
 
 
 def _pick(legal: list[dict], rank: str, size: int) -> dict:

@@ -587,7 +587,7 @@ def finishing_order(state: dict) -> list[list[int]]:
 
 
 # --- what a seat may not see, and sampling it (for the search) ------------------------------------
-def _visible_played(public: dict) -> set[str]:
+def visible_played(public: dict) -> set[str]:
     """The cards a view shows played: the current trick and the last one (P-8)."""
     played = {c for p in public["trick_plays"] for c in p["cards"]}
     if public["last_trick"]:
@@ -618,11 +618,12 @@ def secret_cards(state: dict, seat: int | None) -> set[str]:
 
 def _dealt_count(view: dict, seat: int) -> int:
     n = len(view["seats"])
-    total = len(_view_deck(view))
+    total = len(view_deck(view))
     return total // n + (1 if (seat - view["dealer"] - 1) % n < total % n else 0)
 
 
-def _view_deck(view: dict) -> list[str]:
+def view_deck(view: dict) -> list[str]:
+    """The table's deck as a view tells it (the `jokers` variation, P-9.5)."""
     return cards.standard_deck(jokers="jokers" in view["public"]["variations"])
 
 
@@ -653,8 +654,8 @@ def determinize(view: dict, rng, prior: dict | None = None) -> dict:
     n = len(view["seats"])
     counts = [s["card_count"] for s in view["seats"]]
     hand = list(you["hand"])
-    seen = set(hand) | _visible_played(public)
-    unknown = [c for c in _view_deck(view) if c not in seen]
+    seen = set(hand) | visible_played(public)
+    unknown = [c for c in view_deck(view) if c not in seen]
     _shuffle(unknown, rng, prior)
     hands: list[list[str]] = [[] for _ in range(n)]
     hands[me] = hand

@@ -158,7 +158,7 @@ def test_determinization_is_consistent_with_the_view():
         held = [c for h in sample["hands"] for c in h]
         assert len(held) == len(set(held))
         assert [len(h) for h in sample["hands"]] == [s["card_count"] for s in view["seats"]]
-        seen = bots._visible_played(view["public"])
+        seen = bots.visible_played(view["public"])
         assert not seen & set(held)
         assert set(held) <= set(cards.standard_deck(jokers=sample["options"]["jokers"]))
         checked += 1
@@ -345,3 +345,27 @@ def mean_place(policy, others, games, seed):
 def test_easy_beats_random_play():
     assert mean_place(bots.easy, random_move, games=60, seed=5) < 0.35
     assert mean_place(random_move, bots.easy, games=60, seed=6) > 0.6
+
+
+# --- (e) the engine's public interface only (issue 11) -----------------------------------------
+def test_the_bot_uses_no_private_name_of_the_engine():
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(bots))
+    imported = [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("games.engine")
+        for alias in node.names
+    ]
+    assert "beats" in imported and not [n for n in imported if n.startswith("_")]
+    private = [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ("ENGINE", "cards")
+        and node.attr.startswith("_")
+    ]
+    assert private == []
