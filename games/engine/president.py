@@ -33,7 +33,14 @@ Rules from `shared/spec/president.md` (rule ids P-1 .. P-9):
   legal when any enabled rule allows it, jokers and clear threes being decided first.
 
 State keys are per *current* seat; `seat_players` maps each seat to the player sitting there
-and is permuted, with the scores and the previous places, when `by_rank` reseats.
+and is permuted, with the scores and the previous places, when `by_rank` reseats. The layout
+is `PresidentState` below; nothing outside this module reads it.
+
+Module style (as Pitch): the rules are module functions over the state (`parse`, `check`,
+`step`, `beats`, ...); `President` only wires them to the interface of `base.Game`, whose
+`apply` makes the shared checks (game over: GameConflict; a seat not to act: NotYourTurn,
+before its move is parsed), then `parse_move` (InvalidMove), `check_move` (IllegalMove with
+the rule id) and the unchecked `step`.
 """
 
 from __future__ import annotations
