@@ -341,7 +341,7 @@ def _search(view: dict, candidates: list[dict], rng: random.Random) -> dict:
         budget=search.Budget(samples, MAX_PLAYOUT_STEPS),
         rng=rng,
         prior=_HAND_WEIGHT,
-        done=_round_decided,
+        stop=_round_decided,
         select=_select,
     )
 

@@ -24,6 +24,9 @@ from games.engine.base import Game
 Policy = Callable[[dict, int, random.Random], dict]
 # score(state, me) -> how good the sample's end (or cut-off) is for `me`, higher is better
 Score = Callable[[dict, int], float]
+# stop(state) -> True when the playout may end here, before the game is over, because the
+# score already knows what it needs (President: the searching seat's place in the hand)
+Stop = Callable[[dict], bool]
 
 
 @dataclass(frozen=True)
@@ -36,13 +39,13 @@ class Budget:
 
 
 def playout(
-    engine: Game, state: dict, policy: Policy, rng: random.Random, max_steps: int, done=None
+    engine: Game, state: dict, policy: Policy, rng: random.Random, max_steps: int, stop: Stop | None = None
 ) -> dict:
-    """Play `state` on with `policy` for every seat until the game is over (or `done(state)`,
-    when given: e.g. Lopti's round is decided) or the step budget runs out; returns the final
-    state."""
+    """Play `state` on with `policy` for every seat until the game is over, the step budget
+    runs out or `stop` (when given) says the state is far enough (President: the searching
+    seat's place is known; Lopti: the round is decided); returns the final state."""
     steps = 0
-    while not engine.is_over(state) and steps < max_steps and not (done is not None and done(state)):
+    while not engine.is_over(state) and steps < max_steps and not (stop and stop(state)):
         seats = engine.to_act(state)
         if not seats:
             break
@@ -62,14 +65,14 @@ def best_move(
     budget: Budget,
     rng: random.Random,
     prior=None,
-    done=None,
+    stop: Stop | None = None,
     select=None,
 ) -> dict:
     """The candidate with the best total score over `budget.samples` determinizations of
     `view` (the searching seat is `view["you"]["seat"]`). Each sample plays every candidate
     with the same playout randomness, so candidates are compared on equal terms.
 
-    Optional: `done(state)` ends a playout early (see `playout`); `select(scores)` picks the
+    Optional: `stop(state)` ends a playout early (see `playout`); `select(scores)` picks the
     candidate's index from the per-sample scores (`scores[i][k]`: candidate i on sample k),
     e.g. to keep the default unless another is clearly better; by default the best total."""
     if len(candidates) == 1:
@@ -81,7 +84,7 @@ def best_move(
         seed = rng.randrange(1 << 30)
         for i, move in enumerate(candidates):
             after, _ = engine.step(sample, me, move)
-            end = playout(engine, after, policy, random.Random(seed), budget.max_steps, done)
+            end = playout(engine, after, policy, random.Random(seed), budget.max_steps, stop)
             scores[i].append(score(end, me))
     if select is not None:
         return candidates[select(scores)]

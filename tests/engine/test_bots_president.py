@@ -147,7 +147,7 @@ def test_determinization_is_consistent_with_the_view():
         view = view_of(state, seat)
         if view["phase"] != "play":
             continue
-        sample = bots._determinize(view, rng)
+        sample = G.determinize(view, rng)
         assert sample is not None
         again, expected = G.view(sample, seat), copy.deepcopy(view)
         for v in (again, expected):
@@ -158,7 +158,7 @@ def test_determinization_is_consistent_with_the_view():
         held = [c for h in sample["hands"] for c in h]
         assert len(held) == len(set(held))
         assert [len(h) for h in sample["hands"]] == [s["card_count"] for s in view["seats"]]
-        seen = bots._visible_played(view["public"])
+        seen = bots.visible_played(view["public"])
         assert not seen & set(held)
         assert set(held) <= set(cards.standard_deck(jokers=sample["options"]["jokers"]))
         checked += 1
@@ -179,7 +179,7 @@ def test_determinization_keeps_what_the_exchange_told():
     view = view_of(state, president)
     top = max(card_key(c)[0] for c in view["you"]["received"])
     for i in range(20):
-        sample = bots._determinize(view, random.Random(i))
+        sample = G.determinize(view, random.Random(i))
         assert set(gift["cards"]) <= set(sample["hands"][scum])
         assert all(card_key(c)[0] <= top for c in sample["hands"][scum])
 
@@ -319,7 +319,7 @@ def test_playout_view_gives_easy_the_same_decision_as_the_engine_view():
         if state["phase"] != "play":
             continue
         full = bots.easy(G.view(state, seat), random.Random(0))
-        assert bots.easy(bots._playout_view(state, seat), random.Random(0)) == full
+        assert bots.easy(bots.playout_view(state, seat), random.Random(0)) == full
 
 
 # --- (d) strength ----------------------------------------------------------------------------
@@ -345,3 +345,27 @@ def mean_place(policy, others, games, seed):
 def test_easy_beats_random_play():
     assert mean_place(bots.easy, random_move, games=60, seed=5) < 0.35
     assert mean_place(random_move, bots.easy, games=60, seed=6) > 0.6
+
+
+# --- (e) the engine's public interface only (issue 11) -----------------------------------------
+def test_the_bot_uses_no_private_name_of_the_engine():
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(bots))
+    imported = [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("games.engine")
+        for alias in node.names
+    ]
+    assert "beats" in imported and not [n for n in imported if n.startswith("_")]
+    private = [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ("ENGINE", "cards")
+        and node.attr.startswith("_")
+    ]
+    assert private == []
