@@ -57,6 +57,18 @@ def shuffled(deck: list[str], seed: int, deal_no: int) -> list[str]:
     return cards
 
 
+def first_dealer(fixed: object, players: int, seed: int) -> int:
+    """The first deal's dealer: the staff-fixed seat, checked, or drawn from the seed (the
+    draw every game makes the same way, `deal_rng(seed, -1)`)."""
+    from .base import InvalidMove
+
+    if fixed is None:
+        return deal_rng(seed, -1).randrange(players)
+    if isinstance(fixed, bool) or not isinstance(fixed, int) or not 0 <= fixed < players:
+        raise InvalidMove("first_dealer must be a seat", fields={"first_dealer": ["must be a seat number"]})
+    return fixed
+
+
 def check_fixed_deck(deck: object, expected: list[str]) -> list[str]:
     """Validate a staff-supplied deck: exactly the game's cards, each once. Returns a copy.
 

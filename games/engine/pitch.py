@@ -166,19 +166,7 @@ class Pitch(Game):
             # Ruling: the state keeps `partnerships` only when it is on, so a table stored before
             # the option existed (its options lack it: off) replays to exactly its stored state.
             del options["partnerships"]
-        if first_dealer is None:
-            #
-            dealer = cards.deal_rng(seed, -1).randrange(players)
-        elif (
-            isinstance(first_dealer, bool)
-            or not isinstance(first_dealer, int)
-            or not 0 <= first_dealer < players
-        ):
-            raise InvalidMove(
-                "first_dealer must be a seat", fields={"first_dealer": ["must be a seat number"]}
-            )
-        else:
-            dealer = first_dealer
+        dealer = cards.first_dealer(first_dealer, players, seed)
         if deck is not None:
             deck = cards.check_fixed_deck(deck, FULL_DECK)
         state = {

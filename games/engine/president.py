@@ -962,16 +962,7 @@ class President(Game):
         options = self.validate_options(options)
         if deck is not None:
             deck = cards.check_fixed_deck(deck, deck_of(options))
-        if first_dealer is None:
-            first_dealer = cards.deal_rng(seed, -1).randrange(players)
-        elif (
-            isinstance(first_dealer, bool)
-            or not isinstance(first_dealer, int)
-            or not 0 <= first_dealer < players
-        ):
-            raise InvalidMove(
-                "first_dealer must be a seat", fields={"first_dealer": ["must be a seat number"]}
-            )
+        first_dealer = cards.first_dealer(first_dealer, players, seed)  # P-2.1
         state = {
             "players": players,
             "seed": seed,
