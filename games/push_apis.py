@@ -47,8 +47,12 @@ class TableEventsApi(APIView):
             "stream after an hour (reconnect with `Last-Event-ID`). At most 20 open streams per user (429)."
         ),
         parameters=[
-            OpenApiParameter("after", int, description="resume after this version (like Last-Event-ID)"),
-            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER, description="the id of the last event you received"),
+            # Bounded as parse_after bounds them (schemathesis: a larger Last-Event-ID was an
+            # undocumented 400).
+            OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": streams.MAX_AFTER},
+                             description="resume after this version (like Last-Event-ID)"),
+            OpenApiParameter("Last-Event-ID", {"type": "integer", "minimum": 0, "maximum": streams.MAX_AFTER},
+                             OpenApiParameter.HEADER, description="the id of the last event you received"),
         ],
         responses={
             (200, "text/event-stream"): OpenApiResponse(
