@@ -207,3 +207,13 @@ def test_the_event_streams_resume_points_have_their_bounds():
     params = {p["name"]: p["schema"] for p in raw["paths"]["/api/v1/tables/{table_id}/events"]["get"]["parameters"]}
     for name in ("after", "Last-Event-ID"):
         assert (params[name]["minimum"], params[name]["maximum"]) == (0, 2**31), name
+
+
+def test_each_event_of_the_stream_is_documented_as_a_state():
+    # Found by fuzzing as a seated player (tests/reliability/test_fuzz_roles.py): every event
+    # was checked against `string`, while its `data` is the state JSON.
+    raw = served_schema()
+    stream = raw["paths"]["/api/v1/tables/{table_id}/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]
+    data = stream["schema"]["properties"]["data"]
+    assert data["contentMediaType"] == "application/json"
+    assert data["contentSchema"] == {"$ref": "#/components/schemas/State"}
