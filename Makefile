@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install migrate lint bench-bots clean
+.PHONY: run test install migrate lint bench-bots fuzz clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,14 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
+
+# Schema fuzzing, longer than CI's (docs/reliability.md): every operation as a seated player, a
+# spectator and an outsider with FUZZ_EXAMPLES examples each, then the schemathesis CLI
+# against a live uvicorn on a throwaway database.
+FUZZ_EXAMPLES ?= 25
+fuzz: install
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/reliability/test_fuzz_roles.py -q -p no:cacheprovider
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python tests/reliability/fuzz_live.py
 
 # The bot-strength benchmark of docs/bots.md (about an hour on two cores: hard bots search).
 bench-bots: install
