@@ -103,7 +103,7 @@ def test_d_a_web_process_killed_mid_request_the_retry_elsewhere_applies_once(web
         version_before = state["version"]
         sent: list = []
         request = threading.Thread(
-            target=lambda: sent.append(_try(call, victim, "POST", f"/tables/{table.pk}/moves", mover.token, body, key))
+            target=_send, args=(sent, victim, f"/tables/{table.pk}/moves", mover.token, body, key)
         )
         request.start()
         time.sleep(delay)
@@ -128,8 +128,8 @@ def test_d_a_web_process_killed_mid_request_the_retry_elsewhere_applies_once(web
     assert Table.objects.get(pk=table.pk).status in ("active", "finished")
 
 
-def _try(fn, *args):
+def _send(out: list, base, path, token, body, headers) -> None:
     try:
-        return fn(*args)
+        out.append(call(base, "POST", path, token, body, headers))
     except OSError as exc:  # the connection died with the process
-        return (None, repr(exc))
+        out.append((None, repr(exc)))
