@@ -5,8 +5,13 @@ client retries the same request on the other process and the move is applied exa
 whether the kill came before the move committed or after. The kill lands at a different point
 of the request in each round (from right after the request is sent to well after).
 
-Drills (a)-(c) (a worker killed mid-task, Redis stopped, PostgreSQL connections cut) are not
-written yet: docs/reliability.md lists them as gaps."""
+(a) A Celery worker killed (SIGKILL, with its beat) while it holds a bot move (the task waits
+for its `bot_delay` in the worker): a new worker's sweep makes the move, exactly once. The same
+drill for a held deadline is tests/integration/test_worker.py's
+`test_a_killed_worker_is_replaced_and_the_sweep_enforces_the_missed_deadline`.
+
+Drills (b) and (c) (Redis stopped, PostgreSQL connections cut) are not written yet:
+docs/reliability.md lists them as gaps."""
 
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ import pytest
 from django.db import connection
 
 from games.models import Move, Table
-from tests.integration.conftest import ROOT, eventually
+from tests.integration.conftest import ROOT, eventually, stop_group
 from tests.integration.test_multiprocess import call, free_port, human_table
 
 pytestmark = [
@@ -76,6 +81,34 @@ def webs(transactional_db, tmp_path):
         if web.poll() is None:
             web.terminate()
             web.wait(timeout=15)
+
+
+def test_a_a_worker_killed_holding_a_bot_move_is_replaced_and_the_move_is_made_once(worker, make_user):
+    from games.services import automation, tables
+
+    first = worker()
+    host, second_human, third_human = make_user(staff=True), make_user(), make_user()
+    # P-4.1: with the first dealer at seat 0, seat 1 (the bot) leads; seats 2 and 3 are humans
+    # with no time limit, so the table stops after the bot's move.
+    table = tables.table_create(user=host, game="president", seats=4, first_dealer=0, turn_timeout=0,
+                                options={"hands": 1, "bot_delay": 3})
+    automation.table_add_bot(table_id=table.pk, user=host, level="easy", seat=1)
+    tables.table_join(table_id=table.pk, user=second_human, seat=2)
+    tables.table_join(table_id=table.pk, user=third_human, seat=3)
+    tables.table_start(table_id=table.pk, user=host)
+    eventually(lambda: any("bot_move[" in line and "received" in line
+                           for line in first.log_path.read_text(errors="replace").splitlines()))
+    stop_group(first, signal.SIGKILL)
+    first.wait()
+    assert not Move.objects.filter(table=table).exists(), "the bot move died with the worker"
+    worker()
+    record = eventually(lambda: Move.objects.filter(table=table, seq=1).first())
+    assert (record.seat, record.by) == (1, Move.By.BOT)
+    # The next decision is a human's, with no time limit: nothing else may be applied, so the
+    # log stays at exactly this one move (checked once the sweep has run again).
+    table.refresh_from_db()
+    assert not table.bot_pending
+    assert list(Move.objects.filter(table=table).values_list("seq", "seat", "by")) == [(1, 1, Move.By.BOT)]
 
 
 KILL_DELAYS = [0.0, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3]
