@@ -68,6 +68,8 @@ def resilient(stats, bases, rng, method, path, token, body=None, headers=None):
         stats.record(status)
         if status < 500:
             return status, data
+        if not (isinstance(data, dict) and set(data) == {"code", "message", "detail"}):
+            stats.errors.append(f"a {status} outside the error shape: {data!r}"[:300])
     return None, None
 
 
