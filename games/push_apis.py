@@ -33,11 +33,8 @@ SSE_EVENT = {
         "event": {"type": "string", "enum": ["state"]},
         "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the state's version"},
         "retry": {"type": "integer", "minimum": 0},
-        "data": {
-            "type": "string",
-            "contentMediaType": "application/json",
-            "contentSchema": {"$ref": "#/components/schemas/State"},
-        },
+        # OpenAPI 3.0 has no contentSchema (3.1's): the JSON inside is described in words.
+        "data": {"type": "string", "description": "the JSON of the State schema, as GET /tables/{id}/state"},
     },
 }
 
