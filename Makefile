@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-slow test-readme soak-embedded install migrate lint bench-bots clean
+.PHONY: run test test-slow test-readme soak-embedded install migrate lint bench-bots fuzz soak clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,23 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python manage.py makemigrations --check --dry-run
+
+# Schema fuzzing, longer than CI's (docs/reliability.md): every operation as a seated player, a
+# spectator and an outsider with FUZZ_EXAMPLES examples each, then the schemathesis CLI
+# against a live uvicorn on a throwaway database.
+FUZZ_EXAMPLES ?= 25
+fuzz: install
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/reliability/test_fuzz_roles.py -q -p no:cacheprovider
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python tests/reliability/fuzz_live.py
+
+# The full soak (docs/reliability.md) on PostgreSQL and Redis: DATABASE_URL and REDIS_URL from
+# the environment, else CI's. Prints the figures and writes var/soak-report.json.
+SOAK_SECONDS ?= 300
+soak: install
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test} \
+	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/15} \
+	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_BOT_TABLES=40 SOAK_HUMAN_CLIENTS=20 \
+	  $(BIN)/python -m pytest tests/reliability/test_soak.py -q -s -p no:cacheprovider
 
 # The bot-strength benchmark of docs/bots.md (about an hour on two cores: hard bots search).
 bench-bots: install

@@ -38,6 +38,23 @@ def json_depth_exceeds(value, limit: int) -> bool:
     return False
 
 
+def json_has_nul(value) -> bool:
+    """True when a string (a key or a value) anywhere in `value` contains U+0000. Iterative,
+    like the depth check; called after it, so the nesting is bounded."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 class JSONParser(parsers.JSONParser):
     """DRF's JSONParser (strict: no NaN/Infinity) plus the depth limit."""
 
@@ -56,5 +73,10 @@ class JSONParser(parsers.JSONParser):
             raise ParseError(f"JSON parse error - {exc}") from exc
         if json_depth_exceeds(data, limit):
             raise too_deep
+        if json_has_nul(data):
+            # PostgreSQL's text and jsonb cannot hold U+0000: an error body echoing such a
+            # value, stored for an Idempotency-Key, was a DataError and a 500 (issue 17.3).
+            # No field of the API has a use for it.
+            raise ParseError("the JSON body contains a NUL character (U+0000)")
         return data
 

@@ -37,6 +37,10 @@ class Idempotent:
                 f"Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} characters",
                 {"fields": {"Idempotency-Key": [f"1-{IDEMPOTENCY_KEY_MAX} characters"]}},
             )
+        # Every body of the API is a JSON object (or absent). A list, string, number or null
+        # sent to an operation without a body was ignored and the operation applied (issue 17.3).
+        if not isinstance(request.data, dict):
+            raise Invalid("the body must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
         digest = idempotency.request_hash(request.method, request.path, request.data)
         code, body, replayed = idempotency.idempotent_call(user=request.user, key=key, digest=digest, run=call)
         response = Response(body, status=code)

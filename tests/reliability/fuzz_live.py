@@ -1,0 +1,77 @@
+"""`make fuzz`, second half: the schemathesis CLI against a live uvicorn (the ASGI app as
+production runs it: the async long-poll and the event stream), on a throwaway SQLite database
+in a temporary VAR_DIR, on a free port. Registers a user, then runs every check on every
+operation with `--max-examples` (FUZZ_EXAMPLES, default 50), configured as the in-process run
+is (tests/api/test_schemathesis.py's CONFIG_TEXT: which operations may refuse schema-valid data
+with 400, no NUL characters). Exit status: schemathesis's.
+
+    .venv/bin/python tests/reliability/fuzz_live.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def post(url: str, body: dict) -> dict:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def main() -> int:
+    examples = os.environ.get("FUZZ_EXAMPLES", "50")
+    with tempfile.TemporaryDirectory(prefix="fuzz-") as var:
+        sys.path.insert(0, str(ROOT))
+        os.environ.update(VAR_DIR=var, DJANGO_SETTINGS_MODULE="config.settings.test")
+        from tests.api.test_schemathesis import CONFIG_TEXT
+
+        config = Path(var) / "schemathesis.toml"
+        config.write_text(CONFIG_TEXT)
+        env = {**os.environ, "VAR_DIR": var, "API_THROTTLE_RATES": "off", "DJANGO_SETTINGS_MODULE": "config.settings.base"}
+        env.pop("DATABASE_URL", None)
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+        port = free_port()
+        server = subprocess.Popen(
+            [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+            cwd=ROOT, env=env,
+        )
+        try:
+            base = f"http://127.0.0.1:{port}"
+            for _ in range(100):
+                try:
+                    urllib.request.urlopen(f"{base}/healthz", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.2)
+            token = post(f"{base}/api/v1/auth/register", {"username": "fuzzer", "password": "a long fuzzing passphrase 7"})["token"]
+            return subprocess.run(
+                [str(BIN / "schemathesis"), "--config-file", str(config), "run", f"{base}/api/schema/?format=json",
+                 "--header", f"Authorization: Token {token}", "--checks", "all",
+                 "--max-examples", examples, "--seed", "17", "--request-timeout", "40"],
+                cwd=ROOT, env=env,
+            ).returncode
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
