@@ -53,7 +53,9 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     required=False,
     description="Any string up to 255 characters. A repeat by the same user with the same body within 24 h "
     "returns the first response (header `Idempotent-Replayed: true`) and changes nothing; the same key "
-    "with another body is 409 `idempotency_key_reused`.",
+    "with another body is 409 `idempotency_key_reused`. Every state-changing POST on a table also takes "
+    "`expected_version` in its JSON body: 409 `stale_version` (with the table's `version` in `detail`) "
+    "unless it equals the table's version, and nothing changes.",
 )
 
 

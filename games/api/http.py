@@ -11,7 +11,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from config.errors import Invalid
 from config.schema import IDEMPOTENCY_KEY_MAX
-from games.services import idempotency
+from games.services import common, idempotency
 
 
 def jsonable(data):
@@ -22,7 +22,9 @@ class Idempotent:
     """POST handling shared by state-changing operations: Idempotency-Key replay, errors
     rendered in the one error shape, and the stored first response."""
 
-    def idempotent(self, request, run, *, status: int = 200) -> Response:
+    def idempotent(self, request, run, *, status: int = 200, versioned: bool = True) -> Response:
+        """`versioned`: the body's `expected_version` (api.md, optimistic concurrency) is checked
+        under the table lock (common.expecting); views whose service checks it itself say False."""
         def call():
             try:
                 body = run()
@@ -41,8 +43,12 @@ class Idempotent:
         # sent to an operation without a body was ignored and the operation applied (issue 17.3).
         if not isinstance(request.data, dict):
             raise Invalid("the body must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
+        expected = request.data.get("expected_version") if versioned else None
+        if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)):
+            raise Invalid("expected_version must be an integer", {"fields": {"expected_version": ["must be an integer"]}})
         digest = idempotency.request_hash(request.method, request.path, request.data)
-        code, body, replayed = idempotency.idempotent_call(user=request.user, key=key, digest=digest, run=call)
+        with common.expecting(expected):
+            code, body, replayed = idempotency.idempotent_call(user=request.user, key=key, digest=digest, run=call)
         response = Response(body, status=code)
         if replayed:
             response["Idempotent-Replayed"] = "true"

@@ -187,7 +187,9 @@ DUEL_DOC = DuelSerializer
 def _body(request) -> dict:
     if not isinstance(request.data, dict):
         raise Invalid("the body must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
-    return dict(request.data)
+    # `expected_version` is the platform's (checked under the table lock by Idempotent), not
+    # a field of the engine's move.
+    return {k: v for k, v in request.data.items() if k != "expected_version"}
 
 
 class HouseRulesApi(Idempotent, APIView):

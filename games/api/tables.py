@@ -336,7 +336,8 @@ class TableMovesApi(Idempotent, APIView):
                 "state": selectors.state_view(table, request.user),
             }
 
-        return self.idempotent(request, run)
+        # move_submit checks expected_version itself, after the seat checks (as before).
+        return self.idempotent(request, run, versioned=False)
 
 
 class TableStateApi(APIView):

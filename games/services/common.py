@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from datetime import timedelta
 
 from django.utils import timezone
 
-from config.errors import Conflict, Forbidden, IllegalMoveError, Invalid, NotFound, NotYourTurnError
+from config.errors import (
+    Conflict,
+    Forbidden,
+    IllegalMoveError,
+    Invalid,
+    NotFound,
+    NotYourTurnError,
+    StaleVersion,
+)
 from games.engine import base as engine_base
 from games.engine import registry
 from games.models import Move, Seat, Table
@@ -21,13 +31,35 @@ def engine_for(table: Table) -> engine_base.Game:
     return registry.get(table.game)
 
 
+# api.md, optimistic concurrency: a state-changing POST may carry `expected_version`. The view
+# states it for its request (`expecting`); the request's first table lock checks it, under the
+# lock, and consumes it (the follow-ups that run inside the request, such as eager bot moves,
+# lock the table again unconditioned).
+_expected_version: contextvars.ContextVar[int | None] = contextvars.ContextVar("expected_version", default=None)
+
+
+@contextlib.contextmanager
+def expecting(version: int | None):
+    token = _expected_version.set(version)
+    try:
+        yield
+    finally:
+        _expected_version.reset(token)
+
+
 def lock_table(table_id) -> Table:
     """The table row, locked for the rest of the transaction (on SQLite the IMMEDIATE
-    transaction already holds the database's write lock)."""
+    transaction already holds the database's write lock). 409 `stale_version` when the request
+    expected another version (see `expecting`)."""
     try:
         table = Table.objects.select_for_update().get(pk=table_id)
     except (Table.DoesNotExist, ValueError, TypeError) as exc:
         raise NotFound("no such table") from exc
+    expected = _expected_version.get()
+    if expected is not None:
+        _expected_version.set(None)
+        if expected != table.version:
+            raise StaleVersion(detail={"version": table.version})
     # The locked state's seat mapping and who acts, read once: the platform's checks and the
     # change's webhook events (which compare before and after) use them.
     players = to_act = None
