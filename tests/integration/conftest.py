@@ -200,7 +200,9 @@ def pytest_collection_modifyitems(config, items):
     The opt-in suites (OPT_IN) run only when a `-m` expression names them."""
     here = Path(__file__).parent
     for item in items:
-        if here in Path(item.path).parents:
+        # Tests elsewhere that start workers (the reliability drills) are marked `integration`:
+        # with Redis they share its broker too.
+        if here in Path(item.path).parents or item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.xdist_group("integration"))
     expression = config.getoption("markexpr") or ""
     left_out = [name for name in OPT_IN if name not in expression]
