@@ -16,6 +16,15 @@ _run_dir = tempfile.mkdtemp(prefix="cardgames-test-")
 atexit.register(shutil.rmtree, _run_dir, ignore_errors=True)
 os.environ["VAR_DIR"] = _run_dir
 os.environ["CELERY_BROKER_DIR"] = os.path.join(_run_dir, "celery-broker")
+# Likewise with Redis: each pytest-xdist worker (`make test` runs two) uses its own Redis
+# database, so the Celery workers that two test processes start never take each other's tasks
+# from one shared broker. Set in the environment, so the child processes a test starts agree.
+_xdist = os.environ.get("PYTEST_XDIST_WORKER", "")
+if os.environ.get("REDIS_URL") and _xdist.startswith("gw") and _xdist[2:].isdigit():
+    _base, _, _db = os.environ["REDIS_URL"].rpartition("/")
+    if _db.isdigit() and not os.environ.get("CARDGAMES_TEST_REDIS_SPLIT"):
+        os.environ["REDIS_URL"] = f"{_base}/{(int(_db) - int(_xdist[2:])) % 16}"
+        os.environ["CARDGAMES_TEST_REDIS_SPLIT"] = "1"
 
 from .base import *  # noqa: E402,F403
 from .base import REST_FRAMEWORK  # noqa: E402
