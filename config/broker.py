@@ -77,8 +77,10 @@ class Channel(filesystem.Channel):
             os.path.dirname(os.path.abspath(self.data_folder_in)), "claimed")
 
     def _put(self, queue, payload, **kwargs):
-        # The stock name, so that messages keep their order and kombu's _size/_purge apply.
-        name = f"{int(round(monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        # The stock name, so that kombu's _size/_purge apply, but with the milliseconds
+        # zero-padded: unpadded, "9999_…" sorts after "10000_…" and the queue's order breaks
+        # each time the clock gains a digit.
+        name = f"{int(round(monotonic() * 1000)):015d}_{uuid.uuid4()}.{queue}.msg"
         tmp = os.path.join(self.tmp_folder, name)
         try:
             os.makedirs(self.tmp_folder, exist_ok=True)

@@ -41,12 +41,13 @@ def test_a_message_is_invisible_until_complete_and_taken_once(channel, tmp_path)
 
 
 def test_a_truncated_message_file_is_dropped_with_a_log_line_not_a_crash(channel, tmp_path, caplog):
-    # What the stock transport leaves between creating a file and writing it.
-    (tmp_path / "out" / "1_x.q.msg").write_bytes(b"")
+    # What the stock transport leaves between creating a file and writing it, named to sort
+    # before any message put now (the queue is read in name order).
+    (tmp_path / "out" / f"{0:015d}_x.q.msg").write_bytes(b"")
     channel._put("q", {"n": 2})
     with caplog.at_level(logging.ERROR, logger="config.broker"):
         assert channel._get("q") == {"n": 2}
-    assert "dropped a malformed broker message 1_x.q.msg" in caplog.text
+    assert f"dropped a malformed broker message {0:015d}_x.q.msg" in caplog.text
 
 
 def test_an_exchange_table_created_but_not_yet_written_has_no_bindings(channel, tmp_path):
@@ -56,3 +57,12 @@ def test_an_exchange_table_created_but_not_yet_written_has_no_bindings(channel, 
     channel._queue_bind("celery.pidbox", "", "", "b")
     channel._queue_bind("celery.pidbox", "", "", "a")
     assert sorted(q.queue for q in channel.get_table("celery.pidbox")) == ["a", "b"]
+
+
+def test_messages_keep_their_order_when_the_clock_gains_a_digit(channel, monkeypatch):
+    import config.broker
+
+    for n, seconds in enumerate([9.998, 9.999, 10.0, 10.001]):
+        monkeypatch.setattr(config.broker, "monotonic", lambda s=seconds: s)
+        channel._put("q", {"n": n})
+    assert [channel._get("q")["n"] for _ in range(4)] == [0, 1, 2, 3]
