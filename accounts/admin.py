@@ -37,7 +37,7 @@ class UserAdmin(BaseUserAdmin):
 
     @admin.action(description="Deactivate (every API call then gets 401)")
     def deactivate(self, request, queryset):
-        count = queryset.update(is_active=False)
+        count = services.users_deactivate(queryset)
         self.message_user(request, f"{count} user(s) deactivated.", messages.SUCCESS)
 
     @admin.action(description="Regenerate the API token (the old one stops working)")

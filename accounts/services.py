@@ -9,6 +9,7 @@ from rest_framework.authtoken.models import Token
 
 from config.errors import Invalid
 
+from . import tokens
 from .models import User
 
 
@@ -37,6 +38,16 @@ def token_regenerate(*, user: User) -> str:
     with transaction.atomic():
         Token.objects.filter(user=user).delete()
         return Token.objects.create(user=user).key
+
+
+def users_deactivate(queryset) -> int:
+    """Deactivate users in bulk (the admin's action): every API call of theirs then gets 401,
+    polls included (their cached tokens are dropped on commit)."""
+    with transaction.atomic():
+        ids = list(queryset.values_list("pk", flat=True))
+        count = User.objects.filter(pk__in=ids).update(is_active=False)
+        transaction.on_commit(lambda: tokens.forget_users(ids))
+    return count
 
 
 def token_for(*, user: User) -> str:

@@ -5,7 +5,10 @@ set -eu
 
 case "${1:-web}" in
   web)
-    # ASGI: long-polls wait on coroutines, not threads. Workers scale with CPUs.
+    # ASGI: long-polls wait on coroutines, not threads; one process per core
+    # (docs/performance.md). Each waiting client holds about 3 file descriptors: raise the
+    # soft limit to the hard one (the compose file sets both).
+    ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
     exec uvicorn config.asgi:application --host 0.0.0.0 --port "${PORT:-8000}" \
       --workers "${WEB_CONCURRENCY:-2}" --proxy-headers --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-*}" \
       --no-access-log

@@ -8,4 +8,6 @@ class GamesConfig(AppConfig):
     def ready(self):
         # Register the Celery tasks in every process, not only in workers (which autodiscover
         # them): services queue work by task name through games.scheduling.
-        from games import tasks  # noqa: F401
+        from games import tasks, versions  # noqa: F401
+
+        versions.connect()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections import defaultdict
 
 from asgiref.sync import sync_to_async
@@ -99,15 +100,24 @@ def table_changed(table_id: str, version: int | None = None) -> None:
         _publish(str(table_id) if version is None else f"{table_id} {version}")
 
 
+_publish_skip_until = 0.0
+
+
 def _publish(message: str) -> None:
-    global _publisher
+    """Never raises (it runs after the commit). After a failure, publishing pauses for
+    VERSION_CACHE_BACKOFF_SECONDS rather than make every commit wait on a dead Redis; the
+    listeners, which lose Redis too, re-check in batches meanwhile."""
+    global _publisher, _publish_skip_until
+    if time.monotonic() < _publish_skip_until:
+        return
     import redis
 
     try:
         if _publisher is None:
-            _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+            _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
         _publisher.publish(CHANNEL, message)
-    except redis.RedisError as exc:
+    except Exception as exc:  # noqa: BLE001 - waiters fall back to re-checking
+        _publish_skip_until = time.monotonic() + settings.VERSION_CACHE_BACKOFF_SECONDS
         log.warning("could not publish a table change (waiters fall back to re-checking): %s", type(exc).__name__)
 
 
@@ -133,46 +143,84 @@ def _versions(table_ids: list[str]) -> dict[str, int]:
         connection.close()
 
 
+async def _check_round() -> None:
+    """One batched re-check: read the versions of every waited table in one query and wake
+    the waiters that are behind."""
+    with _lock:
+        waited = {table_id: list(group) for table_id, group in _waiters.items()}
+    if not waited:
+        return
+    try:
+        versions = await sync_to_async(_versions, thread_sensitive=False)(list(waited))
+    except Exception as exc:  # noqa: BLE001 - the next round retries
+        log.warning("version watcher could not read the tables: %s", type(exc).__name__)
+        return
+    for table_id, waiters in waited.items():
+        current = versions.get(table_id)
+        for waiter in waiters:
+            # A deleted table wakes its waiters too: they answer 404.
+            if current is None or waiter.version is None or current > waiter.version:
+                waiter.wake(current)
+
+
 async def _watch() -> None:
-    read = sync_to_async(_versions, thread_sensitive=False)
     while True:
         await asyncio.sleep(settings.LONGPOLL_RECHECK_SECONDS)
-        with _lock:
-            waited = {table_id: list(group) for table_id, group in _waiters.items()}
-        if not waited:
-            continue
-        try:
-            versions = await read(list(waited))
-        except Exception as exc:  # noqa: BLE001 - the next round retries
-            log.warning("version watcher could not read the tables: %s", type(exc).__name__)
-            continue
-        for table_id, waiters in waited.items():
-            current = versions.get(table_id)
-            for waiter in waiters:
-                # A deleted table wakes its waiters too: they answer 404.
-                if current is None or waiter.version is None or current > waiter.version:
-                    waiter.wake(current)
+        await _check_round()
+
+
+def _on_message(message: dict) -> None:
+    from accounts import tokens
+
+    channel = message["channel"].decode() if isinstance(message["channel"], bytes) else message["channel"]
+    data = message["data"].decode() if isinstance(message["data"], bytes) else str(message["data"])
+    if channel == tokens.CHANNEL:
+        tokens.forget_local(u for u in data.split() if u.isdigit())
+        return
+    table_id, _, version = data.partition(" ")
+    wake_local(table_id, int(version) if version.isdigit() else None)
 
 
 async def _listen() -> None:
-    """One subscriber per event loop (per web process), for as long as the loop runs."""
+    """One subscriber per event loop (per web process), for as long as the loop runs. It pings
+    Redis every NOTIFY_HEALTH_SECONDS and reconnects when nothing (not even a pong) came back
+    in three times that: a stopped Redis keeps its sockets open. While disconnected, waiters
+    are re-checked in batches as without Redis, so a long-poll still sees other processes'
+    commits (docs/reliability.md, Redis drill)."""
     import redis.asyncio as aioredis
 
+    from accounts import tokens
+
+    health = settings.NOTIFY_HEALTH_SECONDS
     while True:
-        client = aioredis.Redis.from_url(settings.REDIS_URL)
+        client = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
         try:
             async with client.pubsub() as pubsub:
-                await pubsub.subscribe(CHANNEL)
+                await pubsub.subscribe(CHANNEL, tokens.CHANNEL)
                 # Changes published while this listener was away were missed: re-read once.
                 _wake_all()
-                async for message in pubsub.listen():
-                    if message.get("type") == "message":
-                        table_id, _, version = message["data"].decode().partition(" ")
-                        wake_local(table_id, int(version) if version.isdigit() else None)
+                heard = pinged = time.monotonic()
+                while True:
+                    message = await pubsub.get_message(timeout=min(1.0, health))
+                    now = time.monotonic()
+                    if message is not None:
+                        heard = now
+                        if message.get("type") == "message":
+                            _on_message(message)
+                    if now - heard > 3 * health:
+                        raise TimeoutError("no answer from Redis")
+                    if now - pinged >= health:
+                        pinged = now
+                        await pubsub.ping()
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - reconnect on any failure
             log.warning("table-change listener reconnecting: %s", type(exc).__name__)
-            await asyncio.sleep(1)
         finally:
-            await client.aclose()
+            try:
+                await asyncio.wait_for(client.aclose(), timeout=2)
+            except Exception:  # noqa: BLE001 - a dead connection closes badly
+                pass
+        # Away from Redis: one batched re-check, then try again.
+        await _check_round()
+        await asyncio.sleep(settings.LONGPOLL_RECHECK_SECONDS)

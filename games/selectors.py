@@ -19,6 +19,16 @@ def get_table(table_id) -> Table:
         raise NotFound("no such table") from exc
 
 
+def table_for_state(table_id) -> Table | None:
+    """The table and its seats with their players, in two queries (the state view needs no
+    host): the polling path's read (games.polling)."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        return None
+    table._seat_rows = list(Seat.objects.filter(table_id=table.pk).select_related("user").order_by("index"))
+    return table
+
+
 def games_catalogue() -> list[dict]:
     """The registered games and their options (`GET /games`), before the platform's own."""
     return [g.catalogue() for g in registry.all_games()]

@@ -27,11 +27,10 @@ from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections, connection
-from rest_framework.utils.encoders import JSONEncoder
 
+from accounts import tokens
 from config.errors import error_body
-from games import notify, selectors
+from games import notify, polling, selectors
 from games.services import automation
 
 PATH = re.compile(r"^/api/v1/tables/(?P<table_id>[0-9a-fA-F-]{36})/events/?$")
@@ -39,19 +38,7 @@ MAX_AFTER = 2**31
 log = logging.getLogger(__name__)
 
 
-def _db(fn):
-    """Run `fn` on the shared thread pool, then release the thread's database connection."""
-
-    def run(*args):
-        try:
-            return fn(*args)
-        finally:
-            if settings.DATABASES["default"].get("CONN_MAX_AGE", 0):
-                close_old_connections()
-            else:
-                connection.close()
-
-    return sync_to_async(run, thread_sensitive=False)
+_db = polling.run_db
 
 
 def _authenticate(headers: dict[str, str]):
@@ -65,6 +52,9 @@ def _authenticate(headers: dict[str, str]):
         parts = auth.split()
         if len(parts) != 2 or parts[0].lower() != "token":
             return None, "Invalid token header."
+        user = tokens.cached(parts[1]) or tokens.lookup(parts[1])
+        if user is not None:
+            return user, None
         try:
             user, _ = TokenAuthentication().authenticate_credentials(parts[1])
         except exceptions.AuthenticationFailed as exc:
@@ -133,7 +123,7 @@ async def _shared_table(table_id: str, at_least: int):
 
 
 def format_event(state: dict) -> bytes:
-    data = json.dumps(state, cls=JSONEncoder, separators=(",", ":"))
+    data = polling.render(state).decode()
     return f"id: {state['version']}\nevent: state\ndata: {data}\n\n".encode()
 
 

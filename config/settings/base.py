@@ -83,6 +83,19 @@ def database_from_env() -> dict:
     url = os.environ.get("DATABASE_URL")
     if url:
         db = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
+        if db["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_POOL", False):
+            # Web processes (config/asgi.py turns DB_POOL on): psycopg's pool, so no request
+            # opens a connection (a new one cost ~16 ms, longer than a whole 304) and none
+            # leaks from the threads of Django's ASGI handler, which is what persistent
+            # connections (DB_CONN_MAX_AGE) did under uvicorn. Django returns a connection to
+            # the pool where it would close it. Not in the Celery worker: it forks, and a
+            # pool's threads do not survive a fork.
+            db["CONN_MAX_AGE"] = 0
+            db.setdefault("OPTIONS", {})["pool"] = {
+                "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "2")),
+                "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "20")),
+                "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
+            }
         return db
     return {
         "ENGINE": "django.db.backends.sqlite3",
@@ -230,6 +243,17 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Long-poll: how often a waiting request re-reads the version when no in-process wake-up came.
 LONGPOLL_RECHECK_SECONDS = float(os.environ.get("LONGPOLL_RECHECK_SECONDS", "1.0"))
 LONGPOLL_MAX_SECONDS = 30
+# The polling path (games.polling, issue 12): a token's user is cached this long in each web
+# process (a deactivation or new token reaches other processes at once through Redis, else
+# within this time); a table's version is cached in Redis for this long after its last write;
+# after a Redis failure, readers skip Redis for this long.
+VERSION_CACHE = env_bool("VERSION_CACHE", True)
+AUTH_CACHE_SECONDS = float(os.environ.get("AUTH_CACHE_SECONDS", "5"))
+VERSION_CACHE_SECONDS = int(os.environ.get("VERSION_CACHE_SECONDS", "30"))
+VERSION_CACHE_BACKOFF_SECONDS = float(os.environ.get("VERSION_CACHE_BACKOFF_SECONDS", "5"))
+# The Redis change listener pings Redis this often and reconnects when no answer came in
+# three times as long (a stopped Redis does not close its sockets).
+NOTIFY_HEALTH_SECONDS = float(os.environ.get("NOTIFY_HEALTH_SECONDS", "5"))
 # Event streams (GET /tables/{id}/events): a `: ping` comment every SSE_PING_SECONDS, at most
 # SSE_MAX_STREAMS_PER_USER open streams per user (429 past it), and a stream closes after
 # SSE_MAX_SECONDS (the client reconnects with Last-Event-ID after SSE_RETRY_MS).

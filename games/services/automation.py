@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import secrets
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -54,17 +55,27 @@ def table_enforce_deadline(*, table_id, version: int | None = None) -> bool:
         return acted
 
 
-def table_version(table_id) -> int | None:
-    """The table's version (None: no such table), after enforcing an overdue deadline: reads
-    enforce deadlines lazily, so a table never stays stuck while the worker or broker is down."""
-    row = Table.objects.filter(pk=table_id).values_list("version", "deadline").first()
+def table_clock(table_id) -> tuple[int, object] | None:
+    """The table's (version, deadline) (None: no such table), after enforcing an overdue
+    deadline: reads enforce deadlines lazily, so a table never stays stuck while the worker or
+    broker is down. One indexed query when nothing is overdue."""
+    try:
+        row = Table.objects.filter(pk=table_id).values_list("version", "deadline").first()
+    except (ValueError, ValidationError):
+        return None
     if row is None:
         return None
     version, deadline = row
     if deadline is not None and deadline <= timezone.now():
         table_enforce_deadline(table_id=table_id, version=version)
-        return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
-    return version
+        return Table.objects.filter(pk=table_id).values_list("version", "deadline").first()
+    return version, deadline
+
+
+def table_version(table_id) -> int | None:
+    """The table's version (None: no such table), after enforcing an overdue deadline."""
+    clock = table_clock(table_id)
+    return None if clock is None else clock[0]
 
 
 # A bot whose decision went stale (the table changed while it thought) decides again this
@@ -102,7 +113,7 @@ def table_bot_step(*, table_id, version: int | None = None) -> bool:
             return False
         read_version, seat, move = decision
         with transaction.atomic():
-            table = lock_table(table_id)
+            table = lock_table(table_id, with_seats=True)
             if table.version == read_version:
                 # Same version: same state, same seats and the same bot control as decided on.
                 apply_move(table, seat=seat, move=move, by=Move.By.BOT)

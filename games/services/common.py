@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 from datetime import timedelta
 
+from django.db.models import Prefetch, prefetch_related_objects
 from django.utils import timezone
 
 from config.errors import (
@@ -47,14 +48,20 @@ def expecting(version: int | None):
         _expected_version.reset(token)
 
 
-def lock_table(table_id) -> Table:
+def lock_table(table_id, *, with_seats: bool = False) -> Table:
     """The table row, locked for the rest of the transaction (on SQLite the IMMEDIATE
     transaction already holds the database's write lock). 409 `stale_version` when the request
-    expected another version (see `expecting`)."""
+    expected another version (see `expecting`).
+
+    `with_seats`: also read its seats with their players, once (one query), for a change that
+    does not add or reassign seats (a move): `table.seats.all()` is then that read, for the
+    checks, the change's publication and the response alike (issue 12.6)."""
     try:
         table = Table.objects.select_for_update().get(pk=table_id)
     except (Table.DoesNotExist, ValueError, TypeError) as exc:
         raise NotFound("no such table") from exc
+    if with_seats:
+        prefetch_related_objects([table], Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")))
     expected = _expected_version.get()
     if expected is not None:
         _expected_version.set(None)
@@ -134,16 +141,28 @@ def bump(
     follow-up tasks. `mover`: the seat row index of the player whose move it was; `result`:
     the move's engine Result, whose facts are used instead of asking the engine again."""
     table.version += 1
-    fields = None if update_fields is None else [*update_fields, "version", "updated_at"]
+    facts = _facts(table, result)
+    # Read by the sweep to find bots whose queued move was lost; saved with the change.
+    table.bot_pending = facts[3]
+    fields = None if update_fields is None else [*update_fields, "version", "updated_at", "bot_pending"]
     table.save(update_fields=fields)
-    publish_change(table, mover=mover, result=result, move=move)
+    _publish(table, facts, mover=mover, result=result, move=move)
 
 
 def publish_change(
     table: Table, *, mover: int | None = None, result: engine_base.Result | None = None, move: dict | None = None
 ) -> None:
-    """Publish the table's current facts (after `bump`, or after a change that keeps the
-    version, such as seats marked away after a timeout)."""
+    """Publish the table's current facts after a change that keeps the version, such as seats
+    marked away after a timeout (`bump` publishes the others)."""
+    facts = _facts(table, result)
+    if facts[3] != table.bot_pending:
+        table.bot_pending = facts[3]
+        Table.objects.filter(pk=table.pk).update(bot_pending=facts[3])
+    _publish(table, facts, mover=mover, result=result, move=move)
+
+
+def _facts(table: Table, result: engine_base.Result | None):
+    """(who acts, the seat mapping, the seat rows, whether a bot must act) of the table now."""
     to_act: tuple[int, ...] = ()
     players = None
     if table.state is not None:
@@ -156,12 +175,12 @@ def publish_change(
     if table.status != Table.Status.ACTIVE:
         to_act = ()
     rows = seat_rows(table, players)
+    return tuple(to_act), players, rows, any(rows[s].bot_controlled for s in to_act)
+
+
+def _publish(table: Table, facts, *, mover, result, move) -> None:
+    to_act, players, rows, bot_to_act = facts
     acting = [rows[s] for s in to_act]
-    bot_to_act = any(row.bot_controlled for row in acting)
-    if bot_to_act != table.bot_pending:
-        # Read by the sweep to find bots whose queued move was lost.
-        table.bot_pending = bot_to_act
-        Table.objects.filter(pk=table.pk).update(bot_pending=bot_to_act)
     changes.publish(
         changes.Change(
             table_id=str(table.pk),
@@ -202,7 +221,9 @@ def apply_move(
         table.status = Table.Status.FINISHED
         table.finished_at = timezone.now()
     refresh_deadline(table, result.to_act)
-    bump(table, mover=mover, result=result, move=move)
+    # Only what a move changes: the UPDATE stays small (the options, seat count and the rest
+    # are not rewritten with every move).
+    bump(table, update_fields=["state", "status", "finished_at", "deadline", "move_count"], mover=mover, result=result, move=move)
     record = Move.objects.create(
         table=table,
         seq=table.move_count,

@@ -34,6 +34,11 @@ def _fresh(user, key: str) -> IdempotencyRecord | None:
     return IdempotencyRecord.objects.filter(user=user, key=key, created_at__gte=_cutoff()).first()
 
 
+def _stored(user, key: str) -> IdempotencyRecord | None:
+    """The key's record, fresh or expired (one query for both questions)."""
+    return IdempotencyRecord.objects.filter(user=user, key=key).first()
+
+
 def _replay(record: IdempotencyRecord, digest: str) -> tuple[int, object, bool]:
     if record.request_hash != digest:
         raise IdempotencyKeyReused(detail={"key": record.key})
@@ -48,14 +53,15 @@ def idempotent_call(
     if not key:
         status, body = run()
         return status, body, False
-    existing = _fresh(user, key)
-    if existing is not None:
+    existing = _stored(user, key)
+    if existing is not None and existing.created_at >= _cutoff():
         return _replay(existing, digest)
     try:
         with transaction.atomic():
             # An expired record for the key is replaced; a fresh one (a concurrent request
             # that committed first) makes the insert below fail instead.
-            IdempotencyRecord.objects.filter(user=user, key=key, created_at__lt=_cutoff()).delete()
+            if existing is not None:
+                IdempotencyRecord.objects.filter(pk=existing.pk, created_at__lt=_cutoff()).delete()
             status, body = run()
             if status < 500:
                 IdempotencyRecord.objects.create(

@@ -23,10 +23,10 @@ def move_submit(
 
     A move by a player marked away brings them back from the bot (api.md: away)."""
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = lock_table(table_id, with_seats=True)
         if check is not None:
             check(table)
-        row = table.seats.filter(user=user, is_bot=False).first()
+        row = next((r for r in table.seats.all() if r.user_id == user.pk and not r.is_bot), None)
         if row is None:
             raise Forbidden("you do not sit at this table")
         if row.left:

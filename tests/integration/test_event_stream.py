@@ -45,6 +45,9 @@ def server(tmp_path):
         "SSE_PING_SECONDS": "1",
         "SSE_MAX_STREAMS_PER_USER": str(MAX_STREAMS),
         "CELERY_TASK_ALWAYS_EAGER": "true",
+        # Without the connection pool, whose idle connections would hide whether a stream
+        # returns its connection after each read (the pool itself: tests/integration/test_fast_poll.py).
+        "DB_POOL": "0",
     }
     if db["ENGINE"].endswith("sqlite3"):
         env["SQLITE_PATH"] = str(db["NAME"])

@@ -14,6 +14,7 @@ Serve signals whole groups, so Ctrl-C and SIGTERM reach every process through it
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -55,12 +56,29 @@ class Command(BaseCommand):
         parser.add_argument("--worker-restarts", type=int, default=5,
                             help="restarts of a dead worker allowed in ten minutes before serve gives up (default 5)")
 
+    def raise_file_limit(self) -> None:
+        """Each waiting long-poll or event stream holds a socket (about 3 descriptors with its
+        buffers, docs/performance.md): a common soft limit of 1,024 would cap the API near
+        300 waiters. Raised to the hard limit (at most 65,536) for serve and its children."""
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            except (ValueError, OSError) as exc:
+                self.log(f"could not raise the open-file limit from {soft}: {exc}")
+                return
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft != resource.RLIM_INFINITY and soft < 4096:
+            self.log(f"open-file limit {soft}: about {soft // 3} waiting clients at most (ulimit -n)")
+
     def log(self, message: str) -> None:
         # stderr, flushed: the line must reach a terminal or a log file before anything else.
         self.stderr.write(f"serve: {message}")
         self.stderr.flush()
 
     def handle(self, *args, host, port, no_worker, worker_restarts, **options):
+        self.raise_file_limit()
         python = sys.executable
         api_command = [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port)]
         worker_command = [python, "-m", "celery", "-A", "config", "worker", "--beat", "--loglevel", "INFO",

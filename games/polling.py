@@ -1,0 +1,343 @@
+"""`GET /api/v1/tables/{id}/state` for token-authenticated clients, answered before Django's
+handler (issue 12: polling at the floor).
+
+Django's ASGI handler costs a thread hop per request and, for a waiting long-poll, a thread
+(and through it a database connection) for the whole wait. This plain ASGI app, mounted in
+front of Django by config/asgi.py, answers the state of a table to a request that carries
+`Authorization: Token …`:
+
+- the token's user from the in-process token cache (accounts.tokens), else one query;
+- the table's version from the version cache (games.versions: one Redis GET, kept by every
+  commit), else one indexed query, which also enforces an overdue deadline as every read does;
+- a 304 when `If-None-Match` is this viewer's ETag of that version: with both caches warm, no
+  database work at all;
+- `?wait=`: a coroutine on the process's notifier (games.notify), holding no thread and no
+  database connection while it waits;
+- a 200: one read of the table and one of its seats with their players, the engine's view of
+  it once, rendered by orjson.
+
+Everything else falls through to Django, which answers it exactly as before (games.longpoll):
+another method, no token header, a malformed `wait` or table id, an unknown token, a missing
+table, an insecure request when SSL is enforced. So every error keeps its one shape and its
+wording, and the contract has one implementation of each rule.
+
+The ETag is `"v<version>-<viewer tag>"`: the tag (8 hex characters of an HMAC of the viewer's
+id under the SECRET_KEY) makes it per viewer, so a 304 is only ever earned with the ETag the
+same viewer was given, and it reveals nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import re
+import time
+import uuid
+from functools import lru_cache
+from urllib.parse import parse_qs
+
+import orjson
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.http.request import split_domain_port, validate_host
+from rest_framework.utils.encoders import JSONEncoder
+
+from accounts import tokens
+from config.errors import error_body
+from config.logs import request_id_var
+from games import notify, selectors, versions
+from games.services import automation
+
+PATH = re.compile(r"^/api/v1/tables/(?P<table_id>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/state$")
+log = logging.getLogger(__name__)
+_SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+def run_db(fn):
+    """Run `fn` on the shared thread pool, then hand its database connection back (to the pool,
+    or closed): no request or waiter keeps a connection between two pieces of work."""
+
+    def run(*args):
+        try:
+            return fn(*args)
+        finally:
+            if settings.DATABASES["default"].get("CONN_MAX_AGE", 0):
+                close_old_connections()
+            else:
+                connection.close()
+
+    return sync_to_async(run, thread_sensitive=False)
+
+
+# ETags ---------------------------------------------------------------------------------------
+
+# "v<version>" with an optional "-<tag>"; version a 63-bit counter, at most 19 digits. Anything
+# longer, and anything not in that form, is simply not a match (issue 18.3). The header itself
+# is capped so a huge one costs no parsing work.
+_ETAG = re.compile(r'(?:W/)?"?v([0-9]{1,19})(?:-([0-9a-f]{8}))?"?')
+_MAX_IF_NONE_MATCH = 1024
+
+
+@lru_cache(maxsize=65536)
+def viewer_tag(user_pk: int) -> str:
+    return hmac.new(settings.SECRET_KEY.encode(), f"etag:{user_pk}".encode(), hashlib.sha256).hexdigest()[:8]
+
+
+def etag(version: int, user) -> str:
+    return f'"v{version}-{viewer_tag(user.pk)}"'
+
+
+def parse_etag(header: str | None, user) -> tuple[int | None, bool]:
+    """(the version the client names, whether the header holds this viewer's own ETag of it)."""
+    if not header or len(header) > _MAX_IF_NONE_MATCH:
+        return None, False
+    named = None
+    for tag in header.split(","):
+        match = _ETAG.fullmatch(tag.strip())
+        if match:
+            version = int(match.group(1))
+            if match.group(2) == viewer_tag(user.pk):
+                return version, True
+            named = version if named is None else named
+    return named, False
+
+
+# Reads ---------------------------------------------------------------------------------------
+
+
+def _clock(table_id: str) -> tuple[int, object] | None:
+    return automation.table_clock(table_id)
+
+
+async def current_version(table_id: str, db=run_db) -> int | None:
+    """The table's version: from the version cache, else one query (which enforces an overdue
+    deadline and fills the cache). `db` runs the query (Django's view passes its own runner)."""
+    hit = await versions.cached(table_id)
+    if hit is not None and not versions.overdue(hit[1]):
+        return hit[0]
+    row = await db(_clock)(table_id)
+    if row is None:
+        return None
+    await versions.fill(table_id, *row)
+    return row[0]
+
+
+def _state(table_id: str, user) -> dict | None:
+    table = selectors.table_for_state(table_id)
+    if table is None:
+        return None
+    if versions.overdue(None if table.deadline is None else table.deadline.timestamp()):
+        automation.table_clock(table_id)
+        table = selectors.table_for_state(table_id)
+        if table is None:
+            return None
+    return selectors.state_view(table, user)
+
+
+async def decide(table_id: str, known: int | None, own: bool, wait: float, db=run_db):
+    """The polling rule of api.md, for both paths: the version to answer 304 with, True for a
+    full state, or None for no such table. `known`: the version the If-None-Match names;
+    `own`: whether it is this viewer's own ETag of it. A plain read needs no version first:
+    the state read has it."""
+    if wait == 0 and known is None:
+        return True
+    version = await current_version(table_id, db)
+    if version is None:
+        return None
+    if wait > 0:
+        baseline = known if known is not None else version
+        if version == baseline:
+            version = await wait_for_change(table_id, baseline, wait, db)
+            if version is None:
+                return None
+    return version if own and known == version else True
+
+
+def read_state(table_id: str, user) -> dict | None:
+    return _state(table_id, user)
+
+
+def _default(obj):
+    # What orjson does not know: DRF's encoder (Decimal, lazy strings, ...).
+    return JSONEncoder().default(obj)
+
+
+def render(state: dict) -> bytes:
+    """The state as JSON, byte-for-byte what DRF's encoder gives modulo whitespace: orjson
+    writes datetimes as DRF does with OPT_UTC_Z (`…Z`), UUIDs as strings."""
+    return orjson.dumps(state, default=_default, option=orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS)
+
+
+# Headers -------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=2)
+def _security_headers(secure: bool) -> tuple[tuple[bytes, bytes], ...]:
+    """What Django's SecurityMiddleware and XFrameOptionsMiddleware add to every response."""
+    out = []
+    if settings.SECURE_CONTENT_TYPE_NOSNIFF:
+        out.append((b"x-content-type-options", b"nosniff"))
+    if settings.SECURE_REFERRER_POLICY:
+        policy = settings.SECURE_REFERRER_POLICY
+        policy = policy if isinstance(policy, str) else ",".join(policy)
+        out.append((b"referrer-policy", policy.encode()))
+    if settings.SECURE_CROSS_ORIGIN_OPENER_POLICY:
+        out.append((b"cross-origin-opener-policy", settings.SECURE_CROSS_ORIGIN_OPENER_POLICY.encode()))
+    if secure and settings.SECURE_HSTS_SECONDS:
+        hsts = f"max-age={settings.SECURE_HSTS_SECONDS}"
+        if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS:
+            hsts += "; includeSubDomains"
+        if settings.SECURE_HSTS_PRELOAD:
+            hsts += "; preload"
+        out.append((b"strict-transport-security", hsts.encode()))
+    out.append((b"x-frame-options", settings.X_FRAME_OPTIONS.encode()))
+    return tuple(out)
+
+
+def _is_secure(scope, headers: dict[str, str]) -> bool:
+    proxy = settings.SECURE_PROXY_SSL_HEADER
+    if proxy:
+        name = proxy[0].removeprefix("HTTP_").replace("_", "-").lower()
+        value = headers.get(name)
+        if value is not None:
+            return value.split(",")[0].strip() == proxy[1]
+    return scope.get("scheme") == "https"
+
+
+# The app -------------------------------------------------------------------------------------
+
+
+class _Fallback(Exception):
+    """Not ours to answer: Django answers it."""
+
+
+def _token(headers: dict[str, str]) -> str:
+    parts = headers.get("authorization", "").split()
+    if len(parts) != 2 or parts[0].lower() != "token":
+        raise _Fallback
+    return parts[1]
+
+
+def _wait_seconds(query_string: bytes) -> float:
+    raw = parse_qs(query_string.decode("latin-1")).get("wait", ["0"])[-1] if query_string else "0"
+    try:
+        wait = float(raw)
+    except ValueError:
+        raise _Fallback from None
+    if not 0 <= wait <= settings.LONGPOLL_MAX_SECONDS:
+        raise _Fallback
+    return wait
+
+
+async def wait_for_change(table_id: str, baseline: int, wait: float, db=run_db) -> int | None:
+    """Hold until the version differs from `baseline` or `wait` seconds pass: a coroutine on
+    an asyncio event, woken by the notifier (this process's commits, Redis messages, or the
+    batched re-check without Redis). Returns the version then."""
+    waiter = notify.subscribe(table_id, baseline)
+    end = time.monotonic() + wait
+    try:
+        # Read again once subscribed: a commit between the first read and the subscription
+        # would otherwise be missed.
+        version = await current_version(table_id, db)
+        while version == baseline:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                break
+            try:
+                await asyncio.wait_for(waiter.event.wait(), timeout=remaining)
+            except TimeoutError:
+                break
+            waiter.event.clear()
+            version = waiter.latest if waiter.latest > baseline else await current_version(table_id, db)
+    finally:
+        notify.unsubscribe(table_id, waiter)
+    return version
+
+
+@lru_cache(maxsize=256)
+def _host_allowed(host: str) -> bool:
+    """Django's ALLOWED_HOSTS check (a request for another host is Django's 400)."""
+    domain, _ = split_domain_port(host)
+    allowed = settings.ALLOWED_HOSTS
+    if settings.DEBUG and not allowed:
+        allowed = [".localhost", "127.0.0.1", "[::1]"]
+    return bool(domain) and validate_host(domain, allowed)
+
+
+async def _answer(scope, headers: dict[str, str], table_id: str):
+    """(status, extra headers, body) of this request, or _Fallback."""
+    if settings.SECURE_SSL_REDIRECT and not _is_secure(scope, headers):
+        raise _Fallback
+    if settings.USE_X_FORWARDED_HOST and "x-forwarded-host" in headers:
+        raise _Fallback
+    if not _host_allowed(headers.get("host", "")):
+        raise _Fallback
+    key = _token(headers)
+    wait = _wait_seconds(scope.get("query_string", b""))
+    user = tokens.cached(key) or await run_db(tokens.lookup)(key)
+    if user is None:
+        raise _Fallback  # Django's 401, with its message
+    known, own = parse_etag(headers.get("if-none-match"), user)
+    outcome = await decide(table_id, known, own, wait)
+    if outcome is None:
+        raise _Fallback  # Django's 404
+    if outcome is not True:
+        return 304, [(b"etag", etag(outcome, user).encode())], b""
+    state = await run_db(_state)(table_id, user)
+    if state is None:
+        raise _Fallback
+    return (
+        200,
+        [
+            (b"content-type", b"application/json"),
+            (b"etag", etag(state["version"], user).encode()),
+            (b"cache-control", b"private, no-cache"),
+            (b"vary", b"Authorization, Cookie"),
+        ],
+        render(state),
+    )
+
+
+def state_router(django_app):
+    """config/asgi.py: `GET …/state` with a token goes here first; the rest goes to Django."""
+
+    async def application(scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "GET":
+            return await django_app(scope, receive, send)
+        match = PATH.match(scope["path"])
+        if match is None:
+            return await django_app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        incoming = headers.get("x-request-id", "")
+        request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
+        token = request_id_var.set(request_id)
+        try:
+            status, extra, body = await _answer(scope, headers, match.group("table_id"))
+        except _Fallback:
+            status = None
+        except Exception:
+            log.exception("state request failed")
+            status, extra = 500, [(b"content-type", b"application/json")]
+            body = orjson.dumps(error_body("server_error", "internal server error"))
+        finally:
+            request_id_var.reset(token)
+        if status is None:
+            return await django_app(scope, receive, send)
+        length = [] if status == 304 else [(b"content-length", str(len(body)).encode())]
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    *extra,
+                    *length,
+                    (b"x-request-id", request_id.encode()),
+                    *_security_headers(_is_secure(scope, headers)),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    return application
