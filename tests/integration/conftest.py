@@ -93,8 +93,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def call(base: str, method: str, path: str, token: str | None = None, body=None, headers=None):
-    """One JSON request to a live server: (status, parsed body)."""
+def call(base: str, method: str, path: str, token: str | None = None, body=None, headers=None, replied=None):
+    """One JSON request to a live server: (status, parsed body). `replied`: a dict that gets
+    the response's headers (lower-case names)."""
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(base + path, data=data, method=method)
     if token:
@@ -104,8 +105,12 @@ def call(base: str, method: str, path: str, token: str | None = None, body=None,
         request.add_header(key, value)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
+            if replied is not None:
+                replied.update({k.lower(): v for k, v in response.headers.items()})
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as exc:
+        if replied is not None:
+            replied.update({k.lower(): v for k, v in exc.headers.items()})
         return exc.code, json.loads(exc.read() or b"null")
 
 
