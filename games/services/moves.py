@@ -7,9 +7,10 @@ from collections.abc import Callable
 from django.db import transaction
 
 from config.errors import Conflict, Forbidden, StaleVersion
+from games.engine import base as engine_base
 from games.models import Move, Table
 
-from .common import apply_move, current_seat, lock_table
+from .common import apply_move, current_seat, engine_error, engine_for, lock_table
 
 Check = Callable[[Table], None]
 
@@ -34,6 +35,7 @@ def move_submit(
         if expected_version is not None and expected_version != table.version:
             raise StaleVersion(detail={"version": table.version})
         if table.status != Table.Status.ACTIVE:
+            _refuse_the_unpermitted(table, row, move)
             raise Conflict("the table is not in play")
         seat = current_seat(table, row)
         if row.away or row.timeouts_in_row:
@@ -44,6 +46,20 @@ def move_submit(
             row.save(update_fields=["away", "timeouts_in_row"])
         events, _ = apply_move(table, seat=seat, move=move, by=Move.By.PLAYER, user=user)
         return table, seat, events
+
+
+def _refuse_the_unpermitted(table: Table, row, move: dict) -> None:
+    """On a table no longer in play, a move the engine would refuse to this seat in any case
+    (Lopti's house-rule POST by anyone but the round's winner, L-11.1: 403 "whenever it
+    comes", api.md) is that 403, not the table's 409."""
+    if table.state is None:
+        return
+    try:
+        engine_for(table).apply(table.state, current_seat(table, row), move)
+    except engine_base.NotPermitted as exc:
+        raise engine_error(exc) from exc
+    except engine_base.EngineError:
+        pass
 
 
 def server_move_submit(*, table_id, move: dict, check: Check | None = None) -> tuple[Table, list[dict]]:

@@ -332,3 +332,19 @@ def test_L_11_7_a_revealed_hand_is_shown_alike_by_the_state_and_the_move_log(tab
         last = viewer.api.get(f"/api/v1/tables/{table_id}/moves?after=3").json()[0]
         draw = next(e for e in last["events"] if e["type"] == "draw")
         assert ("cards" in draw) == (viewer is seats[0])
+
+
+@pytest.mark.django_db
+def test_api_house_rule_post_on_an_aborted_table_is_still_forbidden_to_all_but_the_winner(window, make_user):
+    """api.md: 403 for anyone but the round's winner "whenever it comes" — also once the table
+    is aborted; the winner then gets the table's 409 (it is not in play)."""
+    from games.services import tables
+
+    table_id, users, winner, others = window
+    tables.table_abort(table_id=table_id)
+    url = f"/api/v1/tables/{table_id}/house-rules"
+    for other in others:
+        r = other.api.post(url, {"rule": RULE}, format="json")
+        assert r.status_code == 403 and r.json()["code"] == "forbidden" and "L-11.1" in r.json()["message"]
+    r = winner.api.post(url, {"rule": RULE}, format="json")
+    assert r.status_code == 409 and r.json()["code"] == "conflict"

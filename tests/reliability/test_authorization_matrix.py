@@ -90,10 +90,10 @@ EXPECTED = {
         "active":   "401 401 200 200 200 200 200 200",
         "finished": "401 401 200 200 200 200 200 200",
     },
-    "house_rule_submit": {  # nobody has won a round: 403 for everyone in play (api.md)
+    "house_rule_submit": {  # nobody has won a round: 403 for everyone, "whenever it comes" (api.md)
         "open":     "401 401 409 409 409 409 409 409",
         "active":   "401 401 403 403 403 403 403 403",
-        "finished": "401 401 403 403 409 409 409 403",
+        "finished": "401 401 403 403 403 403 403 403",
     },
     "house_rule_edit": {
         "open":     "401 401 409 409 409 409 409 409",
