@@ -21,6 +21,8 @@ from collections import defaultdict
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from config.outage import Breaker
+
 CHANNEL = "cardgames:table-changed"
 log = logging.getLogger(__name__)
 
@@ -99,16 +101,19 @@ def table_changed(table_id: str, version: int | None = None) -> None:
         _publish(str(table_id) if version is None else f"{table_id} {version}")
 
 
+# While Redis is down, a commit does not try to publish (a stopped Redis would cost each commit
+# its socket timeout): the waiters of other processes fall back to re-checking every
+# LONGPOLL_RECHECK_SECONDS.
+_wakeups = Breaker("table-change wake-ups (waiters fall back to re-checking)")
+
+
 def _publish(message: str) -> None:
     global _publisher
     import redis
 
-    try:
-        if _publisher is None:
-            _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-        _publisher.publish(CHANNEL, message)
-    except redis.RedisError as exc:
-        log.warning("could not publish a table change (waiters fall back to re-checking): %s", type(exc).__name__)
+    if _publisher is None:
+        _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
+    _wakeups.call(_publisher.publish, CHANNEL, message)
 
 
 def _ensure_background(loop: asyncio.AbstractEventLoop) -> None:
