@@ -22,6 +22,8 @@ from collections import defaultdict
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from config.outage import Breaker
+
 CHANNEL = "cardgames:table-changed"
 log = logging.getLogger(__name__)
 
@@ -100,25 +102,20 @@ def table_changed(table_id: str, version: int | None = None) -> None:
         _publish(str(table_id) if version is None else f"{table_id} {version}")
 
 
-_publish_skip_until = 0.0
+# While Redis is down, a commit does not try to publish (a stopped Redis would cost each commit
+# its socket timeout): the waiters of other processes fall back to re-checking every
+# LONGPOLL_RECHECK_SECONDS.
+_wakeups = Breaker("table-change wake-ups (waiters fall back to re-checking)")
 
 
 def _publish(message: str) -> None:
-    """Never raises (it runs after the commit). After a failure, publishing pauses for
-    VERSION_CACHE_BACKOFF_SECONDS rather than make every commit wait on a dead Redis; the
-    listeners, which lose Redis too, re-check in batches meanwhile."""
-    global _publisher, _publish_skip_until
-    if time.monotonic() < _publish_skip_until:
-        return
+    """Never raises (it runs after the commit)."""
+    global _publisher
     import redis
 
-    try:
-        if _publisher is None:
-            _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
-        _publisher.publish(CHANNEL, message)
-    except Exception as exc:  # noqa: BLE001 - waiters fall back to re-checking
-        _publish_skip_until = time.monotonic() + settings.VERSION_CACHE_BACKOFF_SECONDS
-        log.warning("could not publish a table change (waiters fall back to re-checking): %s", type(exc).__name__)
+    if _publisher is None:
+        _publisher = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
+    _wakeups.call(_publisher.publish, CHANNEL, message)
 
 
 def _ensure_background(loop: asyncio.AbstractEventLoop) -> None:

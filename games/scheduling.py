@@ -9,13 +9,26 @@ from datetime import datetime, timedelta
 from celery import current_app
 from django.conf import settings
 
+from config.outage import Breaker
+
+# The broker may be down (Redis stopped): the change that queues the work has committed, so
+# failing the request (a 500 for an applied move) would only make the client retry. The work is
+# not lost: the beat's sweep (games.tasks.sweep) moves a bot left waiting, enforces an overdue
+# deadline, retries a due webhook and fills an overdue quick-play table. Only a
+# `timeout_warning` webhook queued while the broker is down is not sent.
+_broker = Breaker("the task broker")
+
 
 def _task(name: str):
     return current_app.tasks[f"games.tasks.{name}"]
 
 
+def _send(name: str, args: tuple, **options) -> None:
+    _broker.call(_task(name).apply_async, args, **options)
+
+
 def queue_bot_move(table_id: str, version: int, delay: float) -> None:
-    _task("bot_move").apply_async((table_id, version), countdown=max(delay, 0))
+    _send("bot_move", (table_id, version), countdown=max(delay, 0))
 
 
 def queue_deadline(table_id: str, version: int, deadline: datetime) -> None:
@@ -23,14 +36,14 @@ def queue_deadline(table_id: str, version: int, deadline: datetime) -> None:
     # and the lazy check on reads enforce deadlines.
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return
-    _task("enforce_deadline").apply_async((table_id, version), eta=deadline)
+    _send("enforce_deadline", (table_id, version), eta=deadline)
 
 
 def queue_timeout_warning(table_id: str, version: int, deadline: datetime, turn_timeout: int) -> None:
     """`timeout_warning` webhooks when a quarter of the decision's time is left."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return
-    _task("timeout_warning").apply_async((table_id, version), eta=deadline - timedelta(seconds=turn_timeout / 4))
+    _send("timeout_warning", (table_id, version), eta=deadline - timedelta(seconds=turn_timeout / 4))
 
 
 def queue_quick_play_fill(table_id: str, when: datetime) -> None:
@@ -38,7 +51,7 @@ def queue_quick_play_fill(table_id: str, when: datetime) -> None:
     eager mode it is left to the sweep, as deadlines are)."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return
-    _task("quick_play_fill").apply_async((table_id,), eta=when)
+    _send("quick_play_fill", (table_id,), eta=when)
 
 
 def queue_webhook(delivery_id: str, delay: float = 0) -> None:
@@ -46,4 +59,4 @@ def queue_webhook(delivery_id: str, delay: float = 0) -> None:
     # the sweep (tests drive them with the clock).
     if delay and settings.CELERY_TASK_ALWAYS_EAGER:
         return
-    _task("deliver_webhook").apply_async((delivery_id,), countdown=max(delay, 0))
+    _send("deliver_webhook", (delivery_id,), countdown=max(delay, 0))

@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 
+from config.outage import Breaker
+
 log = logging.getLogger(__name__)
 PREFIX = "cardgames:tv:"
 
@@ -48,7 +50,6 @@ _client = None
 _script = None
 _pending: dict[str, tuple[int, float | None]] = {}  # writes that failed, retried with the next
 _skip_until = 0.0  # readers skip Redis until then after a failure
-_write_skip_until = 0.0  # writers too (their writes wait in _pending)
 _async_clients: dict[asyncio.AbstractEventLoop, object] = {}
 
 
@@ -80,33 +81,34 @@ def _sync_client():
     if _client is None:
         import redis
 
-        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
+        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
         _script = _client.register_script(_SET_MAX)
     return _client, _script
 
 
+def _write(writes: dict[str, tuple[int, float | None]]) -> bool:
+    client, script = _sync_client()
+    ttl = settings.VERSION_CACHE_SECONDS
+    with client.pipeline(transaction=False) as pipe:
+        for key, (v, d) in writes.items():
+            script(keys=[PREFIX + key], args=[*_encode(v, d), ttl], client=pipe)
+        pipe.execute()
+    return True
+
+
+# After a failure, writers leave Redis alone for a while (their writes wait in _pending).
+_writes = Breaker("the version cache (polls read the database)", seconds=5.0)
+
+
 def record(table_id, version: int, deadline) -> None:
-    """After a commit (any process): the table's new version and deadline. Never raises: the
-    commit is done, and a cache that missed a write expires on its own."""
-    global _write_skip_until
+    """After a commit (any process): the table's new version and deadline. Never raises for
+    Redis being away: the commit is done, and a cache that missed a write expires on its own."""
     if not enabled():
         return
     with _lock:
         _pending[str(table_id)] = (version, _timestamp(deadline))
         writes = dict(_pending)
-    if time.monotonic() < _write_skip_until:
-        return
-    try:
-        client, script = _sync_client()
-        ttl = settings.VERSION_CACHE_SECONDS
-        with client.pipeline(transaction=False) as pipe:
-            for key, (v, d) in writes.items():
-                script(keys=[PREFIX + key], args=[*_encode(v, d), ttl], client=pipe)
-            pipe.execute()
-    except Exception as exc:  # noqa: BLE001 - Redis away or failing: retried with the next write
-        _write_skip_until = time.monotonic() + settings.VERSION_CACHE_BACKOFF_SECONDS
-        log.warning("version cache not updated (polls re-read within %ss): %s",
-                    settings.VERSION_CACHE_SECONDS, type(exc).__name__)
+    if not _writes.call(_write, writes, default=False):
         return
     with _lock:
         for key, value in writes.items():
@@ -120,11 +122,7 @@ def forget(table_id) -> None:
         return
     with _lock:
         _pending.pop(str(table_id), None)
-    try:
-        client, _ = _sync_client()
-        client.delete(PREFIX + str(table_id))
-    except Exception as exc:  # noqa: BLE001 - the key expires on its own
-        log.warning("version cache entry not deleted: %s", type(exc).__name__)
+    _writes.call(lambda: _sync_client()[0].delete(PREFIX + str(table_id)))
 
 
 def _async_client():

@@ -137,7 +137,10 @@ STORAGES = {
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Short socket timeouts: a Redis that hangs (stopped, not gone) costs a request half a
+    # second once, then config/outage.py leaves it alone for a while.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -179,8 +182,8 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": (
         [
-            "rest_framework.throttling.AnonRateThrottle",
-            "rest_framework.throttling.UserRateThrottle",
+            "config.throttling.AnonRateThrottle",
+            "config.throttling.UserRateThrottle",
             "config.throttling.MoveRateThrottle",
         ]
         if THROTTLE_RATES
@@ -237,6 +240,9 @@ if CELERY_BROKER_URL.startswith(("filesystem-atomic://", "filesystem://")):
 
     CELERY_BROKER_TRANSPORT_OPTIONS = transport_options(
         CELERY_BROKER_DIR, polling_interval=float(os.environ.get("CELERY_BROKER_POLL_SECONDS", "0.1")))
+if CELERY_BROKER_URL.startswith("redis://"):
+    # Registers the transport that keeps a worker alive through a Redis outage.
+    import config.redis_broker  # noqa: F401
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 

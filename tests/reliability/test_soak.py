@@ -73,7 +73,9 @@ def resilient(stats, bases, rng, method, path, token, body=None, headers=None):
     return None, None
 
 
-def human_client(stats, bases, make_table, seed, until):
+def human_client(stats, bases, make_table, seed, until, accepted: list | None = None):
+    """Plays tables from `make_table` until `until`; each move answered 200 is appended to
+    `accepted` (when given) as (table id, the version the answer reported)."""
     rng = random.Random(seed)
     try:
         while time.monotonic() < until:
@@ -92,13 +94,38 @@ def human_client(stats, bases, make_table, seed, until):
                         continue
                     body = {**rng.choice(state["legal_moves"]), "expected_version": state["version"]}
                     key = {"Idempotency-Key": uuid.uuid4().hex}
-                    resilient(stats, bases, rng, "POST", f"/tables/{table.pk}/moves", user.token, body, key)
+                    status, answer = resilient(stats, bases, rng, "POST", f"/tables/{table.pk}/moves", user.token, body, key)
+                    if accepted is not None and status == 200:
+                        accepted.append((table.pk, answer["version"]))
                     moved = True
                     break
                 if not moved:
                     time.sleep(0.05)
     except Exception as exc:  # noqa: BLE001 - reported by the test
         stats.errors.append(repr(exc))
+
+
+def pool_of(tables: list):
+    """make_table() for human clients: the next of `tables` (made beforehand), LookupError
+    when none is left (a client stops)."""
+    lock = threading.Lock()
+
+    def make_table():
+        with lock:
+            if not tables:
+                raise LookupError("no more tables")
+            return tables.pop()
+
+    return make_table
+
+
+def assert_logs_whole(table_ids) -> None:
+    """Every table's move log has contiguous `seq` and one entry per version."""
+    for table_id in table_ids:
+        rows = list(Move.objects.filter(table_id=table_id).order_by("seq").values_list("seq", "version"))
+        assert [seq for seq, _ in rows] == list(range(1, len(rows) + 1)), table_id
+        versions = [v for _, v in rows]
+        assert versions == sorted(set(versions)), table_id
 
 
 def test_soak(cluster, make_user):
@@ -133,11 +160,7 @@ def test_soak(cluster, make_user):
     out = io.StringIO()
     call_command("verify_tables", stdout=out)
     assert "0 differ(s)" in out.getvalue(), out.getvalue()[-2000:]
-    for table_id in every:
-        rows = list(Move.objects.filter(table_id=table_id).order_by("seq").values_list("seq", "version"))
-        assert [seq for seq, _ in rows] == list(range(1, len(rows) + 1)), table_id
-        versions = [v for _, v in rows]
-        assert versions == sorted(set(versions)), table_id
+    assert_logs_whole(every)
     total = sum(stats.statuses.values())
     server_errors = sum(n for status, n in stats.statuses.items() if status >= 500 or status == 0)
     not_ok = sum(n for status, n in stats.statuses.items() if not (200 <= status < 300 or status == 304))
