@@ -162,6 +162,15 @@ async def fill(table_id: str, version: int, deadline) -> None:
         log.warning("version cache not filled: %s", type(exc).__name__)
 
 
+def reset() -> None:
+    """Forget pending writes and back-offs (tests)."""
+    global _skip_until
+    with _lock:
+        _pending.clear()
+    _skip_until = 0.0
+    _writes._until = 0.0
+
+
 def overdue(deadline: float | None) -> bool:
     return deadline is not None and deadline <= datetime.now(UTC).timestamp()
 
