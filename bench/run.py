@@ -30,21 +30,11 @@ import sys
 import time
 from pathlib import Path
 
-from stack import BENCH, FLOOR, PYTHON, ROOT, Stack, log, project_env, wait_http
+from stack import BENCH, FLOOR, PYTHON, ROOT, Stack, git_commit, log, project_env, wait_http
 
 
 def env_int(name: str, default: int) -> int:
     return int(os.environ.get(name, default))
-
-
-def git_commit() -> str:
-    try:
-        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
-        return sha + ("+dirty" if dirty else "")
-    except OSError:
-        return "unknown"
 
 
 def measure(port: int, scenario: str, targets: Path, cfg: dict, labels: dict, extra: list[str] = ()) -> dict:
@@ -88,7 +78,7 @@ def report(rows: list[dict], cfg: dict) -> str:
     """The Markdown table: per pair, the median (min–max) of same-repetition ratios."""
     names = {"read": "GET state (200) vs floor read", "read304": "GET state with If-None-Match (304) vs floor 304",
              "play": "moves, 4 humans per table vs floor write", "bots": "moves, 1 human + 3 bots vs floor write"}
-    lines = [f"| pair ({cfg['label']}) | rate ratio | p95 ratio (floor/project: >1 = project faster) "
+    lines = [f"| pair ({cfg['label']}) | rate ratio | p95 ratio (lower is better) "
              "| project rate, p95 | floor rate, p95 | bad answers (project/floor) |",
              "| --- | --- | --- | --- | --- | --- |"]
     for pair in cfg["pairs"]:
@@ -100,7 +90,7 @@ def report(rows: list[dict], cfg: dict) -> str:
         if not both:
             continue
         rates = [rate(r["project"]) / rate(r["floor"]) for r in both if rate(r["floor"])]
-        p95s = [r["floor"]["p95_ms"] / r["project"]["p95_ms"] for r in both
+        p95s = [r["project"]["p95_ms"] / r["floor"]["p95_ms"] for r in both
                 if r["project"]["p95_ms"] and r["floor"]["p95_ms"]]
 
         lines.append(

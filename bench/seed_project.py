@@ -56,6 +56,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tables", type=int, default=8, help="tables of each kind")
     ap.add_argument("--bots", action="store_true", help="also tables of one human and three bots")
+    ap.add_argument("--no-read", action="store_true", help="no read tables (the long-poll bench)")
     ap.add_argument("--spectators", type=int, default=0, help="users seated nowhere (long-poll waiters)")
     ap.add_argument("--options", default='{"bot_delay": 0}', help="table options (JSON)")
     ap.add_argument("--out", required=True)
@@ -63,7 +64,7 @@ def main():
     if not 0 < args.tables <= 500 or not 0 <= args.spectators <= 5000:
         sys.exit("--tables 1..500, --spectators 0..5000")
     options = json.loads(args.options)
-    reads = [started_table(f"r{i}", 4, options) for i in range(args.tables)]
+    reads = [] if args.no_read else [started_table(f"r{i}", 4, options) for i in range(args.tables)]
     out = {
         "read": [{"token": t["tokens"][0], "path": f"/api/v1/tables/{t['table']}/state"} for t in reads],
         "play": [started_table(f"h{i}", 4, options) for i in range(args.tables)],
@@ -71,7 +72,7 @@ def main():
         "spectators": [new_player(f"s{i}")[1] for i in range(args.spectators)],
     }
     Path(args.out).write_text(json.dumps(out))
-    print(f"seeded {args.tables} read, {args.tables} play and {len(out['bots'])} bot tables, "
+    print(f"seeded {len(reads)} read, {args.tables} play and {len(out['bots'])} bot tables, "
           f"{args.spectators} spectators -> {args.out}", file=sys.stderr)
 
 

@@ -41,6 +41,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def git_commit() -> str:
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True).stdout.strip()
+        return sha + ("+dirty" if dirty else "")
+    except OSError:
+        return "unknown"
+
+
 def wait_http(url: str, timeout: float, proc: subprocess.Popen | None = None, logfile: Path | None = None):
     """Until something answers HTTP at url (any status)."""
     end = time.monotonic() + timeout
