@@ -50,7 +50,8 @@ class Connection:
     async def request(self, method: str, path: str, headers: dict | None = None, body=None):
         """(status, headers with lower-case names, body bytes)."""
         try:
-            return await asyncio.wait_for(self._request(method, path, headers or {}, body), self.timeout)
+            async with asyncio.timeout(self.timeout):
+                return await self._request(method, path, headers or {}, body)
         except (TimeoutError, OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as exc:
             self.close()
             raise HttpError(type(exc).__name__) from exc
@@ -132,6 +133,10 @@ class Recorder:
                 self.unexpected[f"{kind} {status}"] += 1
         return status, hdrs, content
 
+    def running(self) -> bool:
+        """Clients stop at the deadline (they are also cancelled there)."""
+        return time.perf_counter() < self.end
+
     def count(self, what: str):
         if self.start <= time.perf_counter() <= self.end:
             self.counts[what] += 1
@@ -156,7 +161,7 @@ async def reader(args, rec, target):
     conn = Connection(args.port, args.timeout)
     auth = {"Authorization": f"Token {target['token']}"}
     etag = None
-    while True:
+    while rec.running():
         headers = dict(auth, **({"If-None-Match": etag} if etag and args.scenario == "read304" else {}))
         got = await rec.call(conn, "read", "GET", target["path"], headers, ok=OK[args.scenario])
         if got is None:
@@ -168,7 +173,7 @@ async def reader(args, rec, target):
 async def writer(args, rec, target):
     conn = Connection(args.port, args.timeout)
     auth = {"Authorization": f"Token {target['token']}"}
-    while True:
+    while rec.running():
         got = await rec.call(conn, "write", "POST", target["path"], auth, {"type": "play", "cards": ["7H"]})
         if got is None:
             await asyncio.sleep(0.05)
@@ -217,43 +222,54 @@ class Table:
 async def player(args, rec, table: Table, token: str):
     conn = Connection(args.port, args.timeout + (args.wait or 0))
     auth = {"Authorization": f"Token {token}"}
-    etag, table_id = None, None
-    while True:
+    etag, table_id, state = None, None, None
+    while rec.running():
         if table_id != table.id:
-            table_id, etag = table.id, None
-        path = f"/api/v1/tables/{table_id}/state"
-        headers = dict(auth)
-        if etag:
-            headers["If-None-Match"] = etag
-            if args.wait:
-                path += f"?wait={args.wait}"
-        got = await rec.call(conn, "state", "GET", path, headers, ok=(200, 304))
-        if got is None or got[0] not in (200, 304):
-            await asyncio.sleep(0.05)
-            continue
-        status, hdrs, content = got
-        if status == 304:
-            if not args.wait:
-                await asyncio.sleep(args.poll_interval)
-            continue
-        etag = hdrs.get("etag")
-        state = json.loads(content)
+            table_id, etag, state = table.id, None, None
+        if state is None:
+            state, etag = await poll_state(args, rec, conn, auth, table_id, etag)
+            if state is None:
+                continue
         if state.get("status") == "finished":
             await table.replace(args, rec, table_id)
+            state = None
             continue
-        legal = state.get("legal_moves") or []
+        legal, version, state = state.get("legal_moves") or [], state["version"], None
         if not legal:
             if not args.wait:
                 await asyncio.sleep(args.poll_interval)
             continue
-        move = dict(legal[0], expected_version=state["version"])
+        move = dict(legal[0], expected_version=version)
         got = await rec.call(conn, "move", "POST", f"/api/v1/tables/{table_id}/moves", auth, move,
                              ok=(200, 409))
         if got and got[0] == 200:
             rec.count("moves")
+            # The answer carries the mover's new state; with an ETag a client needs no GET
+            # (else the next GET, with the old ETag, answers 200 at once: the version moved on).
+            if got[1].get("etag"):
+                etag, state = got[1]["etag"], json.loads(got[2])["state"]
         elif got and got[0] == 409:
             rec.count("conflicts")
-        # the next GET (same ETag) answers 200 at once: the version has moved on
+
+
+async def poll_state(args, rec, conn, auth, table_id, etag):
+    """One GET of the state (a long-poll once there is an ETag): (state, etag), or (None, etag)
+    on a 304 or a failure."""
+    path = f"/api/v1/tables/{table_id}/state"
+    headers = dict(auth)
+    if etag:
+        headers["If-None-Match"] = etag
+        if args.wait:
+            path += f"?wait={args.wait}"
+    got = await rec.call(conn, "state", "GET", path, headers, ok=(200, 304))
+    if got is None or got[0] not in (200, 304):
+        await asyncio.sleep(0.05)
+        return None, etag
+    if got[0] == 304:
+        if not args.wait:
+            await asyncio.sleep(args.poll_interval)
+        return None, etag
+    return json.loads(got[2]), got[1].get("etag")
 
 
 async def run(args) -> dict:

@@ -156,7 +156,7 @@ async def one_round(cfg, port, seeded, server, stack) -> dict:
              for j in range(cfg["waiters"]) for i, t in enumerate(tables)]
     await asyncio.sleep(cfg["settle"])
     parked = proc_figures(server())
-    backends = stack.pg_backends() if stack.pg_data else None
+    backends = stack.pg_backends("longpoll") if stack.pg_data else None
     early = len(answers)
     moved_at = time.perf_counter() - t0
     await asyncio.gather(*(mover(port, t, t0, moves) for t in tables))
@@ -183,6 +183,7 @@ async def one_round(cfg, port, seeded, server, stack) -> dict:
         "waiters": n, "ok": len(wake), "failed": n - len(wake), "errors": errors, "answered_early": early,
         "wake_ms": {"p50": pct(wake, .5), "p95": pct(wake, .95), "max": pct(wake, 1)},
         "move_ms": {"p50": pct(move_ms, .5), "p95": pct(move_ms, .95), "max": pct(move_ms, 1)},
+        "moves_ok": sum(1 for m in moves.values() if m["done"] is not None and not m["error"]),
         "move_errors": sorted({m["error"] for m in moves.values() if m["error"]})[:5],
         "server_idle": idle, "server_parked": parked, "server_at_moves": at_moves,
         "server_fds_per_waiter": round((parked["fds"] - idle["fds"]) / n, 2),
@@ -233,7 +234,7 @@ def run_mode(mode: str, cfg: dict) -> dict:
 
 
 def report(rows: list[dict]) -> str:
-    lines = ["| setup | waiters | failed | wake-up p50 / p95 / max (ms) | move p50 / max (ms) "
+    lines = ["| setup | waiters | failed | wake-up p50 / p95 / max (ms) | moves ok, p50 / max (ms) "
              "| server threads idle → parked | RSS MB idle → parked | fds idle → parked (per waiter) "
              "| PG backends parked |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
@@ -242,7 +243,7 @@ def report(rows: list[dict]) -> str:
                  else "`make run`: manage.py serve, SQLite")
         errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
         lines.append(f"| {setup} | {r['waiters']} | {r['failed']}{f' ({errors})' if errors else ''} "
-                     f"| {w['p50']} / {w['p95']} / {w['max']} | {m['p50']} / {m['max']} "
+                     f"| {w['p50']} / {w['p95']} / {w['max']} | {r['moves_ok']} of {r['tables']}, {m['p50']} / {m['max']} "
                      f"| {i['threads']} → {p['threads']} | {i['rss_mb']:.0f} → {p['rss_mb']:.0f} "
                      f"| {i['fds']} → {p['fds']} ({r['server_fds_per_waiter']}) "
                      f"| {r['pg_client_backends_parked'] if r['pg_client_backends_parked'] is not None else 'n/a'} |")

@@ -142,11 +142,17 @@ class Stack:
     def pg_pid(self) -> int:
         return int((self.pg_data / "data" / "postmaster.pid").read_text().split()[0])
 
-    def pg_backends(self) -> int:
-        out = self.run([str(self.pg_bin / "psql"), "-Atq", "-h", "127.0.0.1", "-p", str(self.pg_port), "-U",
-                        "postgres", "-c", "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'",
-                        "postgres"])
-        return int(out.strip()) - 1  # not this psql
+    def pg_backends(self, db: str) -> int:
+        """Client backends connected to db, counted from /proc (psql itself would be refused
+        once the clients have taken every connection)."""
+        count = 0
+        for pid in proc_tree(self.pg_pid()):
+            try:
+                title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            count += title.startswith(f"postgres: postgres {db} ")
+        return count
 
     def stop_postgres(self):
         if self.pg_data is None:
