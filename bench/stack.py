@@ -89,15 +89,30 @@ class Stack:
         return proc
 
     def stop(self, proc: subprocess.Popen):
-        """SIGTERM to the process (uvicorn's supervisor stops its own workers), SIGKILL to its
-        process group after 15 s."""
+        """SIGTERM to the process (uvicorn's supervisor stops its own workers, `manage.py
+        serve` its children), SIGKILL after 15 s; then the same for any of its descendants
+        left running (serve's Celery worker has a process group of its own)."""
+        descendants = [(pid, _started(pid)) for pid in proc_tree(proc.pid)[1:]] if proc.poll() is None else []
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(15)
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+                proc.kill()
                 proc.wait(5)
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            alive = [(pid, t) for pid, t in descendants if t is not None and _started(pid) == t]
+            for pid, _ in alive:
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+            end = time.monotonic() + 10
+            while alive and time.monotonic() < end:
+                time.sleep(0.2)
+                alive = [(pid, t) for pid, t in alive if _started(pid) == t]
+            if not alive:
+                break
         self.procs = [(n, p) for n, p in self.procs if p is not proc]
 
     def run(self, cmd: list[str], cwd: Path = ROOT, env: dict | None = None) -> str:
@@ -208,6 +223,16 @@ class Stack:
         if exc_type is not None and exc_type is not KeyboardInterrupt:
             self.keep = True
         self.close()
+
+
+def _started(pid: int) -> str | None:
+    """The process's start time (field 22 of /proc/PID/stat), None when it is gone or a zombie:
+    with the PID it names one process, never a later one that reuses the PID."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] == "Z" else fields[19]
 
 
 def project_env(database_url: str, redis_url: str, throttles: bool, extra: dict | None = None) -> dict:
