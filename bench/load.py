@@ -314,6 +314,7 @@ async def run(args) -> dict:
             "moves": rec.counts["moves"], "moves_per_s": round(rec.counts["moves"] / args.duration, 1),
             "conflicts": rec.counts["conflicts"], "tables_replaced": rec.counts["tables_replaced"],
             "replace_failed": rec.counts["replace_failed"], "state_requests": len(state),
+            "state_requests_per_move": round(len(state) / rec.counts["moves"], 2) if rec.counts["moves"] else None,
             "state_p50_ms": percentile(state, 0.5), "state_p95_ms": percentile(state, 0.95),
             "wait": args.wait,
         })

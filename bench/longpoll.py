@@ -105,9 +105,13 @@ async def mover(port, table, t0, out):
     rec = {"sent": None, "done": None, "error": None}
     try:
         path = f"/api/v1/tables/{table['table']}/state"
-        _, _, state = await get(conn, path, table["tokens"][0])
+        status, _, state = await get(conn, path, table["tokens"][0])
+        if status != 200:
+            raise HttpError(f"GET state answered {status}")
         token = table["tokens"][state["turn"]]
-        _, _, mine = await get(conn, path, token)
+        status, _, mine = await get(conn, path, token)
+        if status != 200:
+            raise HttpError(f"GET state answered {status}")
         move = dict(mine["legal_moves"][0], expected_version=mine["version"])
         rec["sent"] = time.perf_counter() - t0
         status, _, _ = await conn.request("POST", f"/api/v1/tables/{table['table']}/moves",
@@ -238,7 +242,8 @@ def report(rows: list[dict]) -> str:
              "| server threads idle → parked | RSS MB idle → parked | fds idle → parked (per waiter) "
              "| PG backends parked |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        w, m, i, p = r["wake_ms"], r["move_ms"], r["server_idle"], r["server_parked"]
+        w, m = ({k: "–" if v is None else v for k, v in r[key].items()} for key in ("wake_ms", "move_ms"))
+        i, p = r["server_idle"], r["server_parked"]
         setup = (f"production: {r['server']} × {r['workers']}, PostgreSQL + Redis" if r["mode"] == "pgredis"
                  else "`make run`: manage.py serve, SQLite")
         errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
