@@ -270,17 +270,19 @@ def main():
     results.mkdir(exist_ok=True)
     out = Path(os.environ.get("OUT", results / f"longpoll-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"))
     commit, started = git_commit(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load0 = os.getloadavg()[0]
     log(f"long-poll bench at {commit}: {json.dumps(cfg)}; driver ulimit -n {soft} (hard {hard}) -> {out}")
     rows = []
     for mode in cfg["modes"]:
         row = run_mode(mode, cfg)
-        row.update(commit=commit, driver_nofile=soft)
+        row.update(commit=commit, driver_nofile=soft, loadavg_1m=round(os.getloadavg()[0], 2))
         rows.append(row)
         with out.open("a") as f:
             f.write(json.dumps(row) + "\n")
         log(f"{mode}: {row['ok']} of {row['waiters']} woke, wake-up p95 {row['wake_ms']['p95']} ms, "
             f"errors {row['errors']}, parked threads {row['server_parked']['threads']}")
-    print(f"\n`make bench-longpoll` at {commit}, {started}, {os.cpu_count()} cores, "
+    print(f"\n`make bench-longpoll` at {commit}, {started}, {os.cpu_count()} cores, load average "
+          f"{load0:.1f} → {os.getloadavg()[0]:.1f}, "
           f"{cfg['tables']} tables × {cfg['waiters']} waiters, wait={cfg['wait']}; JSON lines: "
           f"{out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}\n")
     print(report(rows))

@@ -3,8 +3,9 @@ Python, PostgreSQL, Redis and production server setup, in one run; prints the ra
 
 Starts a throwaway PostgreSQL cluster and a private Redis, migrates and seeds both apps, serves
 both the same way (SERVER, WORKERS), then for each of REPS repetitions measures every pair back
-to back, the floor first, and prints the median, min and max of the same-repetition ratios as
-a Markdown table (for docs/performance.md). JSON lines go to bench/results/.
+to back (the floor first in odd repetitions, the project first in even ones), and prints the
+median, min and max of the same-repetition ratios as a Markdown table (for
+docs/performance.md). JSON lines go to bench/results/.
 
 Pairs (project / floor):
   read     GET /tables/{id}/state (200)               / GET /floor/state (200)
@@ -120,7 +121,8 @@ def main():
     results.mkdir(exist_ok=True)
     out = Path(os.environ.get("OUT", results / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"))
     commit, started = git_commit(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    log(f"bench at {commit}: {json.dumps({k: v for k, v in cfg.items() if k != 'label'})} -> {out}")
+    load0 = os.getloadavg()[0]
+    log(f"bench at {commit}, load average {os.getloadavg()[0]:.1f}: {json.dumps({k: v for k, v in cfg.items() if k != 'label'})} -> {out}")
     extra_env = dict(kv.split("=", 1) for kv in shlex.split(os.environ.get("PROJECT_ENV", "")))
     rows = []
     with Stack() as stack:
@@ -170,8 +172,12 @@ def main():
                 fscen, ftargets, pscen, ptargets, extra = plan[pair]
                 labels = {"pair": pair, "rep": rep, "commit": commit, "server": server_label,
                           "workers": cfg["workers"], "conn_max_age": cfg["conn_max_age"]}
-                rows.append(measure(fport, fscen, files[ftargets], cfg, {**labels, "target": "floor"}))
-                rows.append(measure(pport, pscen, files[ptargets], cfg, {**labels, "target": "project"}, extra))
+                runs = [(fport, fscen, files[ftargets], {**labels, "target": "floor"}, []),
+                        (pport, pscen, files[ptargets], {**labels, "target": "project"}, extra)]
+                # the floor first in odd repetitions, the project first in even ones: neither
+                # always runs right after the other's load
+                for port, scenario, target_file, run_labels, args in runs if rep % 2 else runs[::-1]:
+                    rows.append(measure(port, scenario, target_file, cfg, run_labels, args))
                 for row in rows[-2:]:
                     row.update(pair=pair, rep=rep)
                 with out.open("a") as f:
@@ -184,7 +190,8 @@ def main():
             log(f"the project's log has {len(errors)} tracebacks or 500s (kept: {stack.dir})")
             stack.keep = True
     table = report(rows, cfg)
-    print(f"\n`make bench` at {commit}, {started}, {os.cpu_count()} cores; JSON lines: "
+    print(f"\n`make bench` at {commit}, {started}, {os.cpu_count()} cores, load average "
+          f"{load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end; JSON lines: "
           f"{out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}\n")
     print(table)
 
