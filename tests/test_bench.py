@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -110,3 +112,40 @@ def test_the_report_divides_project_by_floor_within_each_repetition(bench_module
     # ratios 0.5, 1.0, 0.7 (median 0.7); p95 ratios 3, 2, 1 (median 2); 3 failed project requests
     assert "| 0.70× (0.50–1.00) | 2.00× (1.00–3.00) |" in line
     assert line.endswith("| 3/0 |")
+
+
+FLOOR_CHECK = """
+from django.test import Client
+token = open(TOKENS).read().split()[0]
+c = Client(HTTP_AUTHORIZATION=f"Token {token}", SERVER_NAME="127.0.0.1")
+assert Client(SERVER_NAME="127.0.0.1").get("/floor/state").status_code == 401
+first = c.get("/floor/state")
+assert first.status_code == 200 and first.json()["version"] == 0, first
+size = len(first.content)
+assert c.get("/floor/state", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+moved = c.post("/floor/move", {"type": "pass", "expected_version": 0}, content_type="application/json")
+assert moved.status_code == 200 and moved.json()["version"] == 1 and moved["ETag"] != first["ETag"], moved
+assert c.get("/floor/state", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 200
+stale = c.post("/floor/move", {"type": "pass", "expected_version": 0}, content_type="application/json")
+assert stale.status_code == 409, stale
+from floor_api.models import Move
+assert Move.objects.count() == 1
+print("FLOOR OK", size)
+"""
+
+
+def test_the_floor_answers_as_docs_performance_md_says(tmp_path):
+    """The floor on a throwaway SQLite file, in a process of its own (it is another Django
+    project): 401 without a token, a ~2 KB state with an ETag, 304 on If-None-Match, a move
+    bumps the version and logs one row, a stale expected_version is 409."""
+    floor = ROOT / "bench" / "floor"
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'floor.sqlite3'}",
+           "DJANGO_SETTINGS_MODULE": "floor_api.settings"}
+    tokens = tmp_path / "tokens.txt"
+    for cmd in (["migrate", "-v0"], ["seed", "--users", "2", "--out", str(tokens)]):
+        subprocess.run([sys.executable, "manage.py", *cmd], cwd=floor, env=env, check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", f"TOKENS = {str(tokens)!r}\n" + FLOOR_CHECK],
+                          cwd=floor, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    size = int(done.stdout.split("FLOOR OK")[1])
+    assert 1500 < size < 2600
