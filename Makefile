@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-slow test-readme soak-embedded install migrate lint bench-bots fuzz soak clean
+.PHONY: run test test-slow test-readme soak-embedded install migrate lint bench bench-longpoll bench-bots fuzz soak clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,6 +63,17 @@ soak: install
 	REDIS_URL=$${REDIS_URL:-redis://127.0.0.1:6379/15} \
 	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_BOT_TABLES=40 SOAK_HUMAN_CLIENTS=20 \
 	  $(BIN)/python -m pytest tests/reliability/test_soak.py -q -s -p no:cacheprovider
+
+# The project beside the framework floor (docs/performance.md): a throwaway PostgreSQL and Redis,
+# both apps under the production server, ratios printed as a Markdown table (about 4 minutes).
+# Knobs: CONC DURATION WARMUP REPS SERVER WORKERS PAIRS BOTS WAIT THROTTLES DB_CONN_MAX_AGE.
+bench: install
+	$(BIN)/python bench/run.py
+
+# N tables x M waiters of `?wait=30` (TABLES=50 WAITERS=20), on the production setup and on
+# `make run`'s embedded one: wake-up latency, failures, threads, RSS, fds (docs/performance.md).
+bench-longpoll: install
+	$(BIN)/python bench/longpoll.py
 
 # The bot-strength benchmark of docs/bots.md (about an hour on two cores: hard bots search).
 bench-bots: install

@@ -1,0 +1,11 @@
+#!/usr/bin/env python
+"""The framework floor's manage.py (bench/floor/README in docs/performance.md)."""
+
+import os
+import sys
+
+if __name__ == "__main__":
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "floor_api.settings")
+    from django.core.management import execute_from_command_line
+
+    execute_from_command_line(sys.argv)

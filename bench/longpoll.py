@@ -1,0 +1,295 @@
+"""`make bench-longpoll`: TABLES x WAITERS concurrent `GET /tables/{id}/state?wait=WAIT` with
+If-None-Match, then one move per table; how soon each waiter hears of it, how many fail, and
+what the waiting costs the server (threads, RSS, open file descriptors, PostgreSQL backends).
+
+Two setups, one after the other (MODES, default both):
+  pgredis  the production setup: a throwaway PostgreSQL (stock settings) and a private Redis,
+           the project under SERVER with WORKERS processes (uvicorn --workers 2, as docker/).
+  makerun  `make run`'s embedded setup: `manage.py serve` (one uvicorn process and a Celery
+           worker), SQLite and the filesystem broker in a temporary VAR_DIR, no Redis.
+
+A round: read each table's ETag; open the waiters (waiter j of a table uses spectator j mod
+SPECTATORS); wait SETTLE seconds (an answer before the move is a failure) and sample the
+server; then one mover per table, all at once: the player whose turn it is GETs their state and
+POSTs legal_moves[0] with expected_version. Wake-up = a waiter's answer time minus its table's
+move answer time (negative: the waiter heard before the mover had its own answer). A waiter
+fails on a non-200, a stale version, a socket error or no answer by WAIT + 15 s.
+
+Environment: TABLES (50), WAITERS (20 per table), WAIT (30), SPECTATORS (100), SETTLE (5 s),
+MODES ("pgredis makerun"), SERVER, WORKERS (2), DB_CONN_MAX_AGE (0), PROJECT_ENV, OUT.
+Prints a Markdown table; JSON lines to bench/results/. Asserts nothing about time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import resource
+import shlex
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from load import Connection, HttpError
+from stack import (
+    BENCH,
+    PYTHON,
+    ROOT,
+    Stack,
+    free_port,
+    git_commit,
+    log,
+    proc_figures,
+    proc_tree,
+    project_env,
+    wait_http,
+)
+
+
+def pct(values: list[float], q: float):
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[max(0, math.ceil(q * len(ordered)) - 1)], 1)
+
+
+def raise_nofile(need: int) -> tuple[int, int]:
+    """The driver holds one socket per waiter: raise its own soft limit to the hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        soft = hard
+    if soft < need:
+        raise SystemExit(f"bench: the driver needs ulimit -n >= {need} (hard limit {hard})")
+    return soft, hard
+
+
+def nofile_of(pid: int) -> str:
+    try:
+        for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+            if line.startswith("Max open files"):
+                return line.split()[3]
+    except OSError:
+        pass
+    return "?"
+
+
+async def get(conn, path, token, headers=None):
+    status, hdrs, body = await conn.request("GET", path, {"Authorization": f"Token {token}", **(headers or {})})
+    return status, hdrs, (json.loads(body) if status == 200 and body else None)
+
+
+async def waiter(port, table, token, etag, version, wait, t0, out):
+    conn = Connection(port, wait + 15)
+    rec = {"table": table, "error": None, "t": None}
+    try:
+        status, _, state = await get(conn, f"/api/v1/tables/{table}/state?wait={wait}", token, {"If-None-Match": etag})
+        rec["t"] = time.perf_counter() - t0
+        if status != 200:
+            rec["error"] = f"HTTP {status}"
+        elif state.get("version", -1) <= version:
+            rec["error"] = "stale version"
+    except HttpError as exc:
+        rec["error"] = f"socket: {exc}"
+    finally:
+        conn.close()
+    out.append(rec)
+
+
+async def mover(port, table, t0, out):
+    """The player whose turn it is plays their first legal move."""
+    conn = Connection(port, 60)
+    rec = {"sent": None, "done": None, "error": None}
+    try:
+        path = f"/api/v1/tables/{table['table']}/state"
+        status, _, state = await get(conn, path, table["tokens"][0])
+        if status != 200:
+            raise HttpError(f"GET state answered {status}")
+        token = table["tokens"][state["turn"]]
+        status, _, mine = await get(conn, path, token)
+        if status != 200:
+            raise HttpError(f"GET state answered {status}")
+        move = dict(mine["legal_moves"][0], expected_version=mine["version"])
+        rec["sent"] = time.perf_counter() - t0
+        status, _, _ = await conn.request("POST", f"/api/v1/tables/{table['table']}/moves",
+                                          {"Authorization": f"Token {token}"}, move)
+        rec["done"] = time.perf_counter() - t0
+        if status != 200:
+            rec["error"] = f"HTTP {status}"
+    except (HttpError, KeyError, IndexError, TypeError) as exc:
+        rec["error"] = f"{type(exc).__name__}: {exc}"
+    finally:
+        conn.close()
+    out[table["table"]] = rec
+
+
+def server_pids(root: int, match: str | None) -> list[int]:
+    """The web server's processes: root and its descendants (with `match`: only those whose
+    command line has it, e.g. uvicorn under `manage.py serve`, not the Celery worker)."""
+    pids = proc_tree(root)
+    if match is None:
+        return pids
+    keep = []
+    for pid in pids:
+        try:
+            if match in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode():
+                keep.append(pid)
+        except OSError:
+            pass
+    return keep
+
+
+async def one_round(cfg, port, seeded, server, stack) -> dict:
+    tables, spectators = seeded["play"][: cfg["tables"]], seeded["spectators"]
+    conn = Connection(port, 30)
+    etags = {}
+    for t in tables:
+        status, hdrs, state = await get(conn, f"/api/v1/tables/{t['table']}/state", spectators[0])
+        if status != 200:
+            raise SystemExit(f"bench: state of table {t['table']}: HTTP {status}")
+        etags[t["table"]] = (hdrs["etag"], state["version"])
+    conn.close()
+    idle = proc_figures(server())
+    answers, moves = [], {}
+    t0 = time.perf_counter()
+    tasks = [asyncio.create_task(waiter(port, t["table"], spectators[(j * len(tables) + i) % len(spectators)],
+                                        *etags[t["table"]], cfg["wait"], t0, answers))
+             for j in range(cfg["waiters"]) for i, t in enumerate(tables)]
+    await asyncio.sleep(cfg["settle"])
+    parked = proc_figures(server())
+    backends = stack.pg_backends("longpoll") if stack.pg_data else None
+    early = len(answers)
+    moved_at = time.perf_counter() - t0
+    await asyncio.gather(*(mover(port, t, t0, moves) for t in tables))
+    at_moves = proc_figures(server())
+    done, pending = await asyncio.wait(tasks, timeout=cfg["wait"] + 20)
+    for task in pending:
+        task.cancel()
+    wake, errors = [], {}
+    for rec in answers:
+        move = moves.get(rec["table"])
+        error = rec["error"] or (None if move and move["done"] is not None and not move["error"] else "move failed")
+        if error is None and rec["t"] < moved_at:
+            error = "answered before the move"
+        if error:
+            key = error.split(":")[0]
+            errors[key] = errors.get(key, 0) + 1
+        else:
+            wake.append((rec["t"] - move["done"]) * 1000)
+    n = cfg["tables"] * cfg["waiters"]
+    if n - len(answers):
+        errors["no answer"] = n - len(answers)
+    move_ms = [(m["done"] - m["sent"]) * 1000 for m in moves.values() if m["done"] is not None and m["sent"]]
+    return {
+        "waiters": n, "ok": len(wake), "failed": n - len(wake), "errors": errors, "answered_early": early,
+        "wake_ms": {"p50": pct(wake, .5), "p95": pct(wake, .95), "max": pct(wake, 1)},
+        "move_ms": {"p50": pct(move_ms, .5), "p95": pct(move_ms, .95), "max": pct(move_ms, 1)},
+        "moves_ok": sum(1 for m in moves.values() if m["done"] is not None and not m["error"]),
+        "move_errors": sorted({m["error"] for m in moves.values() if m["error"]})[:5],
+        "server_idle": idle, "server_parked": parked, "server_at_moves": at_moves,
+        "server_fds_per_waiter": round((parked["fds"] - idle["fds"]) / n, 2),
+        "server_threads_added": parked["threads"] - idle["threads"],
+        "pg_client_backends_parked": backends,
+    }
+
+
+def run_mode(mode: str, cfg: dict) -> dict:
+    extra_env = dict(kv.split("=", 1) for kv in shlex.split(os.environ.get("PROJECT_ENV", "")))
+    with Stack() as stack:
+        if mode == "pgredis":
+            stack.postgres("longpoll")
+            env = project_env(stack.pg_url("longpoll"), stack.redis(), throttles=True,
+                              extra={"DB_CONN_MAX_AGE": cfg["conn_max_age"], **extra_env})
+        else:
+            # what `make run` runs: base settings, SQLite and the embedded broker under VAR_DIR
+            env = {"VAR_DIR": str(stack.dir / "var"), "DJANGO_SETTINGS_MODULE": "config.settings.base", **extra_env}
+            for name in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL"):
+                os.environ.pop(name, None)
+        stack.run([PYTHON, "manage.py", "migrate", "--noinput"], env=env)
+        seeded_file = stack.dir / "seeded.json"
+        stack.run([PYTHON, str(BENCH / "seed_project.py"), "--no-read", "--tables", str(cfg["tables"]),
+                   "--spectators", str(cfg["spectators"]), "--out", str(seeded_file)], env=env)
+        seeded = json.loads(seeded_file.read_text())
+        if mode == "pgredis":
+            port, proc = stack.serve("web", "config.asgi:application", ROOT, env, cfg["server"], cfg["workers"])
+            match = None
+        else:
+            port = free_port()
+            proc = stack.start("serve", [PYTHON, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port)], env=env)
+            match = "uvicorn"
+        wait_http(f"http://127.0.0.1:{port}/healthz", 90, proc, proc.logfile)
+        time.sleep(2)  # let the workers finish starting
+
+        def server():
+            return server_pids(proc.pid, match)
+
+        log(f"{mode}: {cfg['tables']} tables x {cfg['waiters']} waiters, server pids {server()}, "
+            f"ulimit -n {nofile_of(server()[-1])}")
+        row = asyncio.run(one_round(cfg, port, seeded, server, stack))
+        row.update(mode=mode, tables=cfg["tables"], wait_s=cfg["wait"], server_nofile=nofile_of(server()[-1]),
+                   server=cfg["server"] if mode == "pgredis" else "manage.py serve",
+                   workers=cfg["workers"] if mode == "pgredis" else 1)
+        log_text = proc.logfile.read_text()
+        row["server_log_errors"] = sum(log_text.count(w) for w in ("Traceback", "Too many open files", "too many clients"))
+    return row
+
+
+def report(rows: list[dict]) -> str:
+    lines = ["| setup | waiters | failed | wake-up p50 / p95 / max (ms) | moves ok, p50 / max (ms) "
+             "| server threads idle → parked | RSS MB idle → parked | fds idle → parked (per waiter) "
+             "| PG backends parked |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        w, m = ({k: "–" if v is None else v for k, v in r[key].items()} for key in ("wake_ms", "move_ms"))
+        i, p = r["server_idle"], r["server_parked"]
+        setup = (f"production: {r['server']} × {r['workers']}, PostgreSQL + Redis" if r["mode"] == "pgredis"
+                 else "`make run`: manage.py serve, SQLite")
+        errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
+        lines.append(f"| {setup} | {r['waiters']} | {r['failed']}{f' ({errors})' if errors else ''} "
+                     f"| {w['p50']} / {w['p95']} / {w['max']} | {r['moves_ok']} of {r['tables']}, {m['p50']} / {m['max']} "
+                     f"| {i['threads']} → {p['threads']} | {i['rss_mb']:.0f} → {p['rss_mb']:.0f} "
+                     f"| {i['fds']} → {p['fds']} ({r['server_fds_per_waiter']}) "
+                     f"| {r['pg_client_backends_parked'] if r['pg_client_backends_parked'] is not None else 'n/a'} |")
+    return "\n".join(lines)
+
+
+def main():
+    cfg = {
+        "tables": int(os.environ.get("TABLES", 50)), "waiters": int(os.environ.get("WAITERS", 20)),
+        "wait": int(os.environ.get("WAIT", 30)), "spectators": int(os.environ.get("SPECTATORS", 100)),
+        "settle": float(os.environ.get("SETTLE", 5)), "modes": os.environ.get("MODES", "pgredis makerun").split(),
+        "server": os.environ.get("SERVER", "uvicorn"), "workers": int(os.environ.get("WORKERS", 2)),
+        "conn_max_age": os.environ.get("DB_CONN_MAX_AGE", "0"),
+    }
+    if not 0 < cfg["wait"] <= 30 or not 0 < cfg["tables"] <= 500 or not 0 < cfg["waiters"] <= 100:
+        raise SystemExit("bench: WAIT 1..30, TABLES 1..500, WAITERS 1..100")
+    soft, hard = raise_nofile(cfg["tables"] * cfg["waiters"] + 200)
+    results = BENCH / "results"
+    results.mkdir(exist_ok=True)
+    out = Path(os.environ.get("OUT", results / f"longpoll-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"))
+    commit, started = git_commit(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load0 = os.getloadavg()[0]
+    log(f"long-poll bench at {commit}: {json.dumps(cfg)}; driver ulimit -n {soft} (hard {hard}) -> {out}")
+    rows = []
+    for mode in cfg["modes"]:
+        row = run_mode(mode, cfg)
+        row.update(commit=commit, driver_nofile=soft, loadavg_1m=round(os.getloadavg()[0], 2))
+        rows.append(row)
+        with out.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        log(f"{mode}: {row['ok']} of {row['waiters']} woke, wake-up p95 {row['wake_ms']['p95']} ms, "
+            f"errors {row['errors']}, parked threads {row['server_parked']['threads']}")
+    print(f"\n`make bench-longpoll` at {commit}, {started}, {os.cpu_count()} cores, load average "
+          f"{load0:.1f} → {os.getloadavg()[0]:.1f}, "
+          f"{cfg['tables']} tables × {cfg['waiters']} waiters, wait={cfg['wait']}; JSON lines: "
+          f"{out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}\n")
+    print(report(rows))
+    if rows:
+        print(f"\nThe driver holds 1 socket per waiter (its ulimit -n: {soft}); median server fds per waiter: "
+              f"{statistics.median(r['server_fds_per_waiter'] for r in rows)}.")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""The benchmark's own parts (`make bench`, docs/performance.md): the floor connects to the
+database exactly as the project does, the load driver counts what a server answers, and the
+report divides project by floor. No figure of speed is asserted anywhere."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def bench_modules(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    monkeypatch.syspath_prepend(str(ROOT / "bench" / "floor"))
+    import load
+    import run
+    from floor_api import dbconfig
+
+    yield {"load": load, "run": run, "dbconfig": dbconfig}
+    for name in ("load", "run", "stack", "floor_api", "floor_api.dbconfig"):
+        sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("pool", [None, "0", "1"])
+@pytest.mark.parametrize("age", [None, "0", "60"])
+def test_the_floor_opens_database_connections_as_the_project_does(bench_modules, monkeypatch, age, pool):
+    from config.settings.base import database_from_env
+
+    monkeypatch.setenv("DATABASE_URL", "postgres://bench@127.0.0.1:5999/floor")
+    if pool is None:
+        monkeypatch.delenv("DB_POOL", raising=False)
+    else:
+        monkeypatch.setenv("DB_POOL", pool)
+    if age is None:
+        monkeypatch.delenv("DB_CONN_MAX_AGE", raising=False)
+    else:
+        monkeypatch.setenv("DB_CONN_MAX_AGE", age)
+    # When this fails, the project changed how it connects (a pool, another default): change
+    # bench/floor/floor_api/dbconfig.py the same way, or the ratios measure that difference.
+    assert bench_modules["dbconfig"].database_from_env() == database_from_env()
+
+
+def test_the_driver_accepts_only_this_machine(bench_modules):
+    parse = bench_modules["load"].parse_args
+    with pytest.raises(SystemExit):
+        parse(["--base", "http://example.com:80", "--scenario", "read", "--targets", "t.json"])
+    args = parse(["--base", "http://127.0.0.1:8123", "--scenario", "play", "--targets", "t.json", "-c", "4"])
+    assert (args.port, args.concurrency, args.wait) == (8123, 4, 30)
+
+
+async def _etag_server(requests: list):
+    """An HTTP server answering 200 + ETag, or 304 when If-None-Match matches; the 200 body
+    chunked (so the driver reads both framings)."""
+
+    async def handle(reader, writer):
+        try:
+            while True:
+                head = (await reader.readuntil(b"\r\n\r\n")).decode().lower()
+                requests.append(head)
+                if 'if-none-match: "v1"' in head:
+                    writer.write(b'HTTP/1.1 304 Not Modified\r\nETag: "v1"\r\n\r\n')
+                else:
+                    body = json.dumps({"version": 1}).encode()
+                    writer.write(b'HTTP/1.1 200 OK\r\nETag: "v1"\r\nContent-Type: application/json\r\n'
+                                 b"Transfer-Encoding: chunked\r\n\r\n"
+                                 + f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n")
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    return await asyncio.start_server(handle, "127.0.0.1", 0)
+
+
+def test_the_driver_revalidates_with_the_etag_and_counts_the_answers(bench_modules, tmp_path):
+    load = bench_modules["load"]
+    targets = tmp_path / "targets.json"
+    targets.write_text(json.dumps([{"token": "t1", "path": "/state"}, {"token": "t2", "path": "/state"}]))
+    requests: list[str] = []
+
+    async def scenario():
+        server = await _etag_server(requests)
+        port = server.sockets[0].getsockname()[1]
+        args = load.parse_args(["--base", f"http://127.0.0.1:{port}", "--scenario", "read304", "--targets",
+                                str(targets), "-c", "2", "-d", "0.5", "--warmup", "0"])
+        try:
+            return await load.run(args)
+        finally:
+            server.close()
+
+    out = asyncio.run(scenario())
+    # each client's first answer is a 200; every later request names its ETag and gets a 304
+    assert out["status"]["200"] == 2
+    assert out["status"]["304"] == out["requests"] - 2 > 0
+    assert out["unexpected"] == {} and out["failures"] == {}
+    assert all("authorization: token t" in head for head in requests)
+
+
+def test_the_report_divides_project_by_floor_within_each_repetition(bench_modules):
+    run = bench_modules["run"]
+
+    def row(target, rep, rps, p95):
+        return {"pair": "read", "rep": rep, "target": target, "rps": rps, "p95_ms": p95, "unexpected": {},
+                "failures": {"TimeoutError": 1} if target == "project" else {}}
+
+    rows = [row("floor", 1, 100, 10), row("project", 1, 50, 30), row("floor", 2, 200, 10), row("project", 2, 200, 20),
+            row("floor", 3, 100, 10), row("project", 3, 70, 10)]
+    table = run.report(rows, {"label": "test", "pairs": ["read"]})
+    line = table.splitlines()[-1]
+    # ratios 0.5, 1.0, 0.7 (median 0.7); p95 ratios 3, 2, 1 (median 2); 3 failed project requests
+    assert "| 0.70× (0.50–1.00) | 2.00× (1.00–3.00) |" in line
+    assert line.endswith("| 3/0 |")
+
+
+FLOOR_CHECK = """
+from django.test import Client
+token = open(TOKENS).read().split()[0]
+c = Client(HTTP_AUTHORIZATION=f"Token {token}", SERVER_NAME="127.0.0.1")
+assert Client(SERVER_NAME="127.0.0.1").get("/floor/state").status_code == 401
+first = c.get("/floor/state")
+assert first.status_code == 200 and first.json()["version"] == 0, first
+size = len(first.content)
+assert c.get("/floor/state", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+moved = c.post("/floor/move", {"type": "pass", "expected_version": 0}, content_type="application/json")
+assert moved.status_code == 200 and moved.json()["version"] == 1 and moved["ETag"] != first["ETag"], moved
+assert c.get("/floor/state", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 200
+stale = c.post("/floor/move", {"type": "pass", "expected_version": 0}, content_type="application/json")
+assert stale.status_code == 409, stale
+from floor_api.models import Move
+assert Move.objects.count() == 1
+print("FLOOR OK", size)
+"""
+
+
+def test_the_floor_answers_as_docs_performance_md_says(tmp_path):
+    """The floor on a throwaway SQLite file, in a process of its own (it is another Django
+    project): 401 without a token, a ~2 KB state with an ETag, 304 on If-None-Match, a move
+    bumps the version and logs one row, a stale expected_version is 409."""
+    floor = ROOT / "bench" / "floor"
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'floor.sqlite3'}",
+           "DJANGO_SETTINGS_MODULE": "floor_api.settings"}
+    tokens = tmp_path / "tokens.txt"
+    for cmd in (["migrate", "-v0"], ["seed", "--users", "2", "--out", str(tokens)]):
+        subprocess.run([sys.executable, "manage.py", *cmd], cwd=floor, env=env, check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", f"TOKENS = {str(tokens)!r}\n" + FLOOR_CHECK],
+                          cwd=floor, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    size = int(done.stdout.split("FLOOR OK")[1])
+    assert 1500 < size < 2600
