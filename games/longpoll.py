@@ -71,12 +71,12 @@ async def table_state(request, table_id):
     if not 0 <= wait <= settings.LONGPOLL_MAX_SECONDS:
         return _error(Invalid("wait must be a number of seconds from 0 to 30", {"fields": {"wait": ["0..30"]}}))
     known, own = polling.parse_etag(request.headers.get("If-None-Match"), user)
-    outcome = await polling.decide(str(table_id), known, own, wait, sync_to_async)
-    if outcome is None:
+    outcome, version = await polling.decide(str(table_id), known, own, wait, sync_to_async)
+    if outcome == "missing":
         return _error(NotFound("no such table"))
-    if outcome is not True:
+    if outcome == "304":
         response = HttpResponse(status=304)
-        response["ETag"] = polling.etag(outcome, user)
+        response["ETag"] = polling.etag(version, user)
         return response
     state = await sync_to_async(polling.read_state)(str(table_id), user)
     if state is None:

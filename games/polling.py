@@ -124,35 +124,64 @@ async def current_version(table_id: str, db=run_db) -> int | None:
     return row[0]
 
 
-def _state(table_id: str, user) -> dict | None:
+def read_table(table_id: str):
+    """The table with its seats and players (two queries), after enforcing an overdue
+    deadline like every read; None when there is no such table."""
     table = selectors.table_for_state(table_id)
     if table is None:
         return None
     if versions.overdue(None if table.deadline is None else table.deadline.timestamp()):
         automation.table_clock(table_id)
         table = selectors.table_for_state(table_id)
-        if table is None:
-            return None
-    return selectors.state_view(table, user)
+    return table
 
 
-async def decide(table_id: str, known: int | None, own: bool, wait: float, db=run_db):
-    """The polling rule of api.md, for both paths: the version to answer 304 with, True for a
-    full state, or None for no such table. `known`: the version the If-None-Match names;
-    `own`: whether it is this viewer's own ETag of it. A plain read needs no version first:
-    the state read has it."""
+def _state(table_id: str, user) -> dict | None:
+    table = read_table(table_id)
+    return None if table is None else selectors.state_view(table, user)
+
+
+view = sync_to_async(selectors.state_view, thread_sensitive=False)
+# Per event loop: the table read in flight, shared by every waiter of the table woken by the
+# same change (one database read per change and process, not one per waiter).
+_reads: dict[str, asyncio.Future] = {}
+
+
+async def shared_table(table_id: str, at_least: int):
+    """The table at version `at_least` or later, from a read in flight if there is one."""
+    table = None
+    for _ in range(3):
+        future = _reads.get(table_id)
+        if future is None:
+            future = asyncio.ensure_future(run_db(read_table)(table_id))
+            _reads[table_id] = future
+            future.add_done_callback(lambda f, key=table_id: _reads.pop(key, None) if _reads.get(key) is f else None)
+        table = await asyncio.shield(future)
+        # A read that began before the change that woke us may miss it: read again.
+        if table is None or table.version >= at_least:
+            return table
+        if _reads.get(table_id) is future:
+            _reads.pop(table_id, None)
+    return table
+
+
+async def decide(table_id: str, known: int | None, own: bool, wait: float, db=run_db) -> tuple[str, int | None]:
+    """The polling rule of api.md, for both paths: ("missing", None) for no such table,
+    ("304", version), or ("200", the version last seen, None when none was read). `known`:
+    the version the If-None-Match names; `own`: whether it is this viewer's own ETag of it.
+    A plain read needs no version first: the state read has it."""
     if wait == 0 and known is None:
-        return True
+        return "200", None
     version = await current_version(table_id, db)
     if version is None:
-        return None
+        return "missing", None
     if wait > 0:
         baseline = known if known is not None else version
         if version == baseline:
             version = await wait_for_change(table_id, baseline, wait, db)
             if version is None:
-                return None
-    return version if own and known == version else True
+                return "missing", None
+    return ("304" if own and known == version else "200"), version
 
 
 def read_state(table_id: str, user) -> dict | None:
@@ -280,12 +309,17 @@ async def _answer(scope, headers: dict[str, str], table_id: str):
     if user is None:
         raise _Fallback  # Django's 401, with its message
     known, own = parse_etag(headers.get("if-none-match"), user)
-    outcome = await decide(table_id, known, own, wait)
-    if outcome is None:
+    outcome, version = await decide(table_id, known, own, wait)
+    if outcome == "missing":
         raise _Fallback  # Django's 404
-    if outcome is not True:
-        return 304, [(b"etag", etag(outcome, user).encode())], b""
-    state = await run_db(_state)(table_id, user)
+    if outcome == "304":
+        return 304, [(b"etag", etag(version, user).encode())], b""
+    if wait > 0 and version is not None and known is not None and version > known:
+        # Woken by a change: every waiter of the table in this process shares one read of it.
+        table = await shared_table(table_id, version)
+        state = None if table is None else await view(table, user)
+    else:
+        state = await run_db(_state)(table_id, user)
     if state is None:
         raise _Fallback
     return (

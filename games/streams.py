@@ -25,13 +25,11 @@ import time
 import uuid
 from urllib.parse import parse_qs
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from accounts import tokens
 from config.errors import error_body
 from games import notify, polling, selectors
-from games.services import automation
 
 PATH = re.compile(r"^/api/v1/tables/(?P<table_id>[0-9a-fA-F-]{36})/events/?$")
 MAX_AFTER = 2**31
@@ -82,44 +80,13 @@ def _cookie(header: str, name: str) -> str | None:
     return None
 
 
-def _read_table(table_id: str):
-    """The table with its seats and players, after enforcing an overdue deadline like every
-    read; None when it is gone."""
-    from config.errors import NotFound
-
-    if automation.table_version(table_id) is None:
-        return None
-    try:
-        return selectors.get_table(table_id)
-    except NotFound:
-        return None
-
-
 def _read_state(table_id: str, user) -> dict | None:
-    table = _read_table(table_id)
+    table = polling.read_table(table_id)
     return None if table is None else selectors.state_view(table, user)
 
 
-_view = sync_to_async(selectors.state_view, thread_sensitive=False)
-# Per event loop: the table read in flight, shared by every stream of the table that wakes
-# for the same change (one database read per change, not one per stream).
-_reads: dict[str, asyncio.Future] = {}
-
-
-async def _shared_table(table_id: str, at_least: int):
-    for _ in range(3):
-        future = _reads.get(table_id)
-        if future is None:
-            future = asyncio.ensure_future(_db(_read_table)(table_id))
-            _reads[table_id] = future
-            future.add_done_callback(lambda f, key=table_id: _reads.pop(key, None) if _reads.get(key) is f else None)
-        table = await asyncio.shield(future)
-        # A read that began before the change that woke us may miss it: read again.
-        if table is None or table.version >= at_least:
-            return table
-        if _reads.get(table_id) is future:
-            _reads.pop(table_id, None)
-    return table
+_view = polling.view
+_shared_table = polling.shared_table
 
 
 def format_event(state: dict) -> bytes:

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from config.errors import Invalid
 from config.schema import IDEMPOTENCY_KEY, errors
-from games import selectors
+from games import polling, selectors
 from games.models import Table
 from games.services import automation, moves, tables
 
@@ -317,7 +317,9 @@ class TableMovesApi(Idempotent, APIView):
 
     @extend_schema(
         operation_id="tables_moves_create",
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=[IDEMPOTENCY_KEY, OpenApiParameter(
+            "ETag", str, OpenApiParameter.HEADER, response=[200],
+            description="the ETag of `state` (as GET /state would give it): poll on with it in If-None-Match")],
         request=MoveInputSerializer,
         responses={
             200: MoveResultSerializer,
@@ -337,7 +339,13 @@ class TableMovesApi(Idempotent, APIView):
             }
 
         # move_submit checks expected_version itself, after the seat checks (as before).
-        return self.idempotent(request, run, versioned=False)
+        response = self.idempotent(request, run, versioned=False)
+        state = response.data.get("state") if response.status_code == 200 and isinstance(response.data, dict) else None
+        if isinstance(state, dict) and isinstance(state.get("version"), int):
+            # The answer holds the mover's new state: with its ETag the client polls on from
+            # it (If-None-Match, ?wait=) without a GET first.
+            response["ETag"] = polling.etag(state["version"], request.user)
+        return response
 
 
 class TableStateApi(APIView):
@@ -353,6 +361,8 @@ class TableStateApi(APIView):
                              description="long-poll: hold up to this many seconds (0 to 30) until the version differs "
                              "from the one in If-None-Match (or from the current one)"),
             OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER, description="the ETag of your last state: 304 while unchanged"),
+            OpenApiParameter("ETag", str, OpenApiParameter.HEADER, response=[200, 304],
+                             description="this viewer's tag of the state's version (per viewer: another's never matches)"),
         ],
         responses={
             200: StateSerializer,

@@ -201,3 +201,14 @@ def test_query_counts_of_a_poll_and_a_move_through_django(started, django_assert
             format="json", HTTP_IDEMPOTENCY_KEY="move-1",
         )
     assert response.status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_moves_answer_carries_the_etag_of_the_movers_new_state(started):
+    table_id, seats = started
+    response = move(seats[0], table_id, {"type": "play", "cards": ["3C"]})
+    assert response.status_code == 200
+    assert response["ETag"] == seats[0].api.get(state_url(table_id))["ETag"]
+    assert seats[0].api.get(state_url(table_id), HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 304
+    # It is the mover's: another player polling with it gets the full state.
+    assert seats[1].api.get(state_url(table_id), HTTP_IF_NONE_MATCH=response["ETag"]).status_code == 200
