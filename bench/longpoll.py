@@ -16,6 +16,7 @@ move answer time (negative: the waiter heard before the mover had its own answer
 fails on a non-200, a stale version, a socket error or no answer by WAIT + 15 s.
 
 Environment: TABLES (50), WAITERS (20 per table), WAIT (30), SPECTATORS (100), SETTLE (5 s),
+ROUNDS (1 per setup), STAGGER (0: all movers at once; else seconds between one table's move and the next),
 MODES ("pgredis makerun"), SERVER, WORKERS (2), DB_CONN_MAX_AGE (0), PROJECT_ENV, OUT.
 Prints a Markdown table; JSON lines to bench/results/. Asserts nothing about time.
 """
@@ -99,8 +100,9 @@ async def waiter(port, table, token, etag, version, wait, t0, out):
     out.append(rec)
 
 
-async def mover(port, table, t0, out):
-    """The player whose turn it is plays their first legal move."""
+async def mover(port, table, t0, out, delay=0.0):
+    """The player whose turn it is plays their first legal move (after `delay` seconds)."""
+    await asyncio.sleep(delay)
     conn = Connection(port, 60)
     rec = {"sent": None, "done": None, "error": None}
     try:
@@ -162,8 +164,7 @@ async def one_round(cfg, port, seeded, server, stack) -> dict:
     parked = proc_figures(server())
     backends = stack.pg_backends("longpoll") if stack.pg_data else None
     early = len(answers)
-    moved_at = time.perf_counter() - t0
-    await asyncio.gather(*(mover(port, t, t0, moves) for t in tables))
+    await asyncio.gather(*(mover(port, t, t0, moves, i * cfg["stagger"]) for i, t in enumerate(tables)))
     at_moves = proc_figures(server())
     done, pending = await asyncio.wait(tasks, timeout=cfg["wait"] + 20)
     for task in pending:
@@ -172,7 +173,7 @@ async def one_round(cfg, port, seeded, server, stack) -> dict:
     for rec in answers:
         move = moves.get(rec["table"])
         error = rec["error"] or (None if move and move["done"] is not None and not move["error"] else "move failed")
-        if error is None and rec["t"] < moved_at:
+        if error is None and rec["t"] < move["sent"]:
             error = "answered before the move"
         if error:
             key = error.split(":")[0]
@@ -228,13 +229,18 @@ def run_mode(mode: str, cfg: dict) -> dict:
 
         log(f"{mode}: {cfg['tables']} tables x {cfg['waiters']} waiters, server pids {server()}, "
             f"ulimit -n {nofile_of(server()[-1])}")
-        row = asyncio.run(one_round(cfg, port, seeded, server, stack))
-        row.update(mode=mode, tables=cfg["tables"], wait_s=cfg["wait"], server_nofile=nofile_of(server()[-1]),
-                   server=cfg["server"] if mode == "pgredis" else "manage.py serve",
-                   workers=cfg["workers"] if mode == "pgredis" else 1)
-        log_text = proc.logfile.read_text()
-        row["server_log_errors"] = sum(log_text.count(w) for w in ("Traceback", "Too many open files", "too many clients"))
-    return row
+        rows = []
+        for rnd in range(1, cfg["rounds"] + 1):
+            row = asyncio.run(one_round(cfg, port, seeded, server, stack))
+            row.update(mode=mode, round=rnd, tables=cfg["tables"], wait_s=cfg["wait"], stagger_s=cfg["stagger"],
+                       server_nofile=nofile_of(server()[-1]),
+                       server=cfg["server"] if mode == "pgredis" else "manage.py serve",
+                       workers=cfg["workers"] if mode == "pgredis" else 1)
+            log_text = proc.logfile.read_text()
+            row["server_log_errors"] = sum(log_text.count(w) for w in ("Traceback", "Too many open files",
+                                                                        "too many clients"))
+            rows.append(row)
+    return rows
 
 
 def report(rows: list[dict]) -> str:
@@ -246,6 +252,8 @@ def report(rows: list[dict]) -> str:
         i, p = r["server_idle"], r["server_parked"]
         setup = (f"production: {r['server']} × {r['workers']}, PostgreSQL + Redis" if r["mode"] == "pgredis"
                  else "`make run`: manage.py serve, SQLite")
+        if len(rows) > len({x["mode"] for x in rows}) or r["stagger_s"]:
+            setup += f", round {r['round']}" + (f", movers {r['stagger_s']} s apart" if r["stagger_s"] else "")
         errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
         lines.append(f"| {setup} | {r['waiters']} | {r['failed']}{f' ({errors})' if errors else ''} "
                      f"| {w['p50']} / {w['p95']} / {w['max']} | {r['moves_ok']} of {r['tables']}, {m['p50']} / {m['max']} "
@@ -259,12 +267,14 @@ def main():
     cfg = {
         "tables": int(os.environ.get("TABLES", 50)), "waiters": int(os.environ.get("WAITERS", 20)),
         "wait": int(os.environ.get("WAIT", 30)), "spectators": int(os.environ.get("SPECTATORS", 100)),
-        "settle": float(os.environ.get("SETTLE", 5)), "modes": os.environ.get("MODES", "pgredis makerun").split(),
+        "settle": float(os.environ.get("SETTLE", 5)), "rounds": int(os.environ.get("ROUNDS", 1)),
+        "stagger": float(os.environ.get("STAGGER", 0)), "modes": os.environ.get("MODES", "pgredis makerun").split(),
         "server": os.environ.get("SERVER", "uvicorn"), "workers": int(os.environ.get("WORKERS", 2)),
         "conn_max_age": os.environ.get("DB_CONN_MAX_AGE", "0"),
     }
-    if not 0 < cfg["wait"] <= 30 or not 0 < cfg["tables"] <= 500 or not 0 < cfg["waiters"] <= 100:
-        raise SystemExit("bench: WAIT 1..30, TABLES 1..500, WAITERS 1..100")
+    if (not 0 < cfg["wait"] <= 30 or not 0 < cfg["tables"] <= 500 or not 0 < cfg["waiters"] <= 100
+            or not 0 < cfg["rounds"] <= 5 or not 0 <= cfg["stagger"] * cfg["tables"] <= 20):
+        raise SystemExit("bench: WAIT 1..30, TABLES 1..500, WAITERS 1..100, ROUNDS 1..5, STAGGER x TABLES <= 20 s")
     soft, hard = raise_nofile(cfg["tables"] * cfg["waiters"] + 200)
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
@@ -274,13 +284,13 @@ def main():
     log(f"long-poll bench at {commit}: {json.dumps(cfg)}; driver ulimit -n {soft} (hard {hard}) -> {out}")
     rows = []
     for mode in cfg["modes"]:
-        row = run_mode(mode, cfg)
-        row.update(commit=commit, driver_nofile=soft, loadavg_1m=round(os.getloadavg()[0], 2))
-        rows.append(row)
-        with out.open("a") as f:
-            f.write(json.dumps(row) + "\n")
-        log(f"{mode}: {row['ok']} of {row['waiters']} woke, wake-up p95 {row['wake_ms']['p95']} ms, "
-            f"errors {row['errors']}, parked threads {row['server_parked']['threads']}")
+        for row in run_mode(mode, cfg):
+            row.update(commit=commit, driver_nofile=soft, loadavg_1m=round(os.getloadavg()[0], 2))
+            rows.append(row)
+            with out.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+            log(f"{mode} round {row['round']}: {row['ok']} of {row['waiters']} woke, wake-up p95 "
+                f"{row['wake_ms']['p95']} ms, errors {row['errors']}, parked threads {row['server_parked']['threads']}")
     print(f"\n`make bench-longpoll` at {commit}, {started}, {os.cpu_count()} cores, load average "
           f"{load0:.1f} → {os.getloadavg()[0]:.1f}, "
           f"{cfg['tables']} tables × {cfg['waiters']} waiters, wait={cfg['wait']}; JSON lines: "
