@@ -22,6 +22,7 @@ import time
 from collections import OrderedDict
 
 from django.conf import settings
+from rest_framework.authentication import TokenAuthentication
 
 log = logging.getLogger(__name__)
 CHANNEL = "cardgames:auth-changed"
@@ -120,3 +121,15 @@ def connect() -> None:
     post_save.connect(changed, sender=User, dispatch_uid="accounts.tokens.user_saved", weak=False)
     post_delete.connect(changed, sender=User, dispatch_uid="accounts.tokens.user_deleted", weak=False)
     post_delete.connect(changed, sender=Token, dispatch_uid="accounts.tokens.token_deleted", weak=False)
+
+
+class CachedTokenAuthentication(TokenAuthentication):
+    """DRF's token authentication through this cache, for the hot POSTs that only read the user
+    (a move: games.api.tables). Not for views that may save the user: the object holds only its
+    id, name and flags. An unknown token falls through to DRF's own check, for its message."""
+
+    def authenticate_credentials(self, key):
+        user = cached(key) or lookup(key)
+        if user is not None:
+            return user, None
+        return super().authenticate_credentials(key)

@@ -6,7 +6,7 @@ import contextlib
 import contextvars
 from datetime import timedelta
 
-from django.db.models import Prefetch, prefetch_related_objects
+from django.db.models import Exists, OuterRef, Prefetch, prefetch_related_objects
 from django.utils import timezone
 
 from config.errors import (
@@ -20,7 +20,7 @@ from config.errors import (
 )
 from games.engine import base as engine_base
 from games.engine import registry
-from games.models import Move, Seat, Table
+from games.models import Move, Seat, Table, WebhookEndpoint
 
 from . import changes, follow_ups, webhooks
 
@@ -61,7 +61,13 @@ def lock_table(table_id, *, with_seats: bool = False) -> Table:
     except (Table.DoesNotExist, ValueError, TypeError) as exc:
         raise NotFound("no such table") from exc
     if with_seats:
-        prefetch_related_objects([table], Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")))
+        # With each seat, whether its player has an active webhook: a change whose players have
+        # none (nearly all) records its webhook events without a query of its own.
+        seats = Seat.objects.select_related("user").order_by("index").annotate(
+            player_has_webhooks=Exists(WebhookEndpoint.objects.filter(user_id=OuterRef("user_id"), active=True))
+        )
+        prefetch_related_objects([table], Prefetch("seats", queryset=seats))
+        table._webhook_users = {row.user_id for row in table.seats.all() if row.player_has_webhooks}
     expected = _expected_version.get()
     if expected is not None:
         _expected_version.set(None)

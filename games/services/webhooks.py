@@ -310,11 +310,14 @@ def _final(table: Table) -> dict:
 
 
 def _record(table: Table, found: list[Occurrence]) -> int:
-    if not found:
+    users = {o.user_id for o in found}
+    # Read with the seats under the lock when the command path did (common.lock_table).
+    known = getattr(table, "_webhook_users", None)
+    if known is not None:
+        users &= known
+    if not users:
         return 0
-    endpoints = [
-        e for e in WebhookEndpoint.objects.filter(user_id__in={o.user_id for o in found}, active=True)
-    ]
+    endpoints = list(WebhookEndpoint.objects.filter(user_id__in=users, active=True))
     now = timezone.now()
     deliveries = []
     for occurrence in found:

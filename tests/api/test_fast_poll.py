@@ -206,6 +206,9 @@ def test_a_deactivated_user_or_a_replaced_token_gets_401_at_once(started):
     account_services.users_deactivate(type(users[1]).objects.filter(pk=users[1].pk))
     denied = get(users[1], table_id)
     assert denied.status_code == 401 and denied.json()["code"] == "not_authenticated"
+    # Moves read the same cache (accounts.tokens.CachedTokenAuthentication).
+    refused = users[1].api.post(f"/api/v1/tables/{table_id}/moves", {"type": "pass"}, format="json")
+    assert refused.status_code == 401 and refused.json()["code"] == "not_authenticated"
     assert get(users[2], table_id).status_code == 200
     old = users[2].token
     account_services.token_regenerate(user=users[2])
