@@ -1,21 +1,23 @@
 """api.md: 429 `throttled` with Retry-After; moves have their own per-user scope."""
 
 import pytest
-from django.core.cache import cache
 from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
+from config import throttling
 from config.throttling import MoveRateThrottle
 
 
-@pytest.fixture
-def throttled(monkeypatch):
-    """Throttling on with tiny rates (the test settings turn it off, as load tests do)."""
+@pytest.fixture(params=["project", "drf"])
+def throttled(monkeypatch, request):
+    """Throttling on with tiny rates (the test settings turn it off, as load tests do), with the
+    project's counting throttles and, for comparison, DRF's own."""
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"user": "5/min", "anon": "2/min", "moves": "2/min"})
-    monkeypatch.setattr(APIView, "throttle_classes", [UserRateThrottle, MoveRateThrottle])
-    cache.clear()
+    user_throttle = throttling.UserRateThrottle if request.param == "project" else UserRateThrottle
+    monkeypatch.setattr(APIView, "throttle_classes", [user_throttle, MoveRateThrottle])
+    throttling.reset()
     yield
-    cache.clear()
+    throttling.reset()
 
 
 @pytest.mark.django_db
