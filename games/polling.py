@@ -34,6 +34,7 @@ import logging
 import re
 import time
 import uuid
+from collections import OrderedDict
 from functools import lru_cache
 from urllib.parse import parse_qs
 
@@ -188,6 +189,36 @@ def read_state(table_id: str, user) -> dict | None:
     return _state(table_id, user)
 
 
+# (table, version, seat) -> (when, body): the rendered view of a seat (None: a spectator) at a
+# version, for the waiters woken by the same change. Short-lived: a change that keeps the
+# version (a seat marked away) must not be hidden for long.
+_bodies: OrderedDict[tuple, tuple[float, bytes]] = OrderedDict()
+_BODY_SECONDS = 2.0
+_MAX_BODIES = 2048
+
+
+async def woken_state(table_id: str, version: int, user) -> tuple[int, bytes] | None:
+    """(version, body) for a waiter woken by the change to `version`."""
+    table = await shared_table(table_id, version)
+    if table is None:
+        return None
+    seat = await viewer_seat(table, user)
+    key = (table_id, table.version, seat)
+    now = time.monotonic()
+    hit = _bodies.get(key)
+    if hit is not None and now - hit[0] < _BODY_SECONDS:
+        return table.version, hit[1]
+    body = render(await view(table, user))
+    _bodies[key] = (now, body)
+    _bodies.move_to_end(key)
+    while len(_bodies) > _MAX_BODIES:
+        _bodies.popitem(last=False)
+    return table.version, body
+
+
+viewer_seat = sync_to_async(selectors.viewer_seat, thread_sensitive=False)
+
+
 def _default(obj):
     # What orjson does not know: DRF's encoder (Decimal, lazy strings, ...).
     return JSONEncoder().default(obj)
@@ -315,22 +346,23 @@ async def _answer(scope, headers: dict[str, str], table_id: str):
     if outcome == "304":
         return 304, [(b"etag", etag(version, user).encode())], b""
     if wait > 0 and version is not None and known is not None and version > known:
-        # Woken by a change: every waiter of the table in this process shares one read of it.
-        table = await shared_table(table_id, version)
-        state = None if table is None else await view(table, user)
+        # Woken by a change: every waiter of the table in this process shares one read of it,
+        # and every waiter in the same seat (all the spectators) one rendering of its view.
+        answer = await woken_state(table_id, version, user)
     else:
         state = await run_db(_state)(table_id, user)
-    if state is None:
+        answer = None if state is None else (state["version"], render(state))
+    if answer is None:
         raise _Fallback
     return (
         200,
         [
             (b"content-type", b"application/json"),
-            (b"etag", etag(state["version"], user).encode()),
+            (b"etag", etag(answer[0], user).encode()),
             (b"cache-control", b"private, no-cache"),
             (b"vary", b"Authorization, Cookie"),
         ],
-        render(state),
+        answer[1],
     )
 
 

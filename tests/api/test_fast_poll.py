@@ -335,3 +335,34 @@ def test_a_host_outside_allowed_hosts_is_refused_as_django_refuses_it(started):
                                headers={"Authorization": f"Token {users[0].token}"})
 
     assert run(scenario).status_code == 400
+
+
+def test_woken_waiters_share_a_read_but_each_gets_only_their_own_seats_view(started, make_user):
+    table_id, users, hands = started
+    spectators = [make_user(), make_user()]
+    viewers = [*users, *spectators]
+    tags = {u.pk: get(u, table_id).headers["etag"] for u in viewers}
+
+    async def scenario():
+        async with client() as c:
+            polls = [
+                asyncio.create_task(c.get(url(table_id, "?wait=30"),
+                                          headers={"Authorization": f"Token {u.token}", "If-None-Match": tags[u.pk]}))
+                for u in viewers
+            ]
+            for _ in range(500):
+                if sum(len(group) for group in notify._waiters.values()) >= len(polls):
+                    break
+                await asyncio.sleep(0.02)
+            await sync_to_async(
+                lambda: moves.move_submit(table_id=table_id, user=users[0], move={"type": "play", "cards": [hands[0][0]]})
+            )()
+            return await asyncio.gather(*polls)
+
+    answers = run(scenario)
+    for user, answer in zip(viewers, answers, strict=True):
+        assert answer.status_code == 200
+        # Exactly what a plain read gives this viewer: their own hand, or none for a spectator.
+        assert answer.json() == user.api.get(f"/api/v1/tables/{table_id}/state").json()
+        assert answer.headers["etag"] != tags[user.pk]
+    assert [a.json()["you"] is None for a in answers] == [False] * 4 + [True] * 2
