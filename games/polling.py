@@ -41,6 +41,7 @@ from urllib.parse import parse_qs
 import orjson
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.exceptions import SynchronousOnlyOperation
 from django.db import close_old_connections, connection
 from django.http.request import split_domain_port, validate_host
 from rest_framework.utils.encoders import JSONEncoder
@@ -202,13 +203,13 @@ async def woken_state(table_id: str, version: int, user) -> tuple[int, bytes] | 
     table = await shared_table(table_id, version)
     if table is None:
         return None
-    seat = await viewer_seat(table, user)
+    seat = await _pure(selectors.viewer_seat, table, user)
     key = (table_id, table.version, seat)
     now = time.monotonic()
     hit = _bodies.get(key)
     if hit is not None and now - hit[0] < _BODY_SECONDS:
         return table.version, hit[1]
-    body = render(await view(table, user))
+    body = render(await _pure(selectors.state_view, table, user))
     _bodies[key] = (now, body)
     _bodies.move_to_end(key)
     while len(_bodies) > _MAX_BODIES:
@@ -216,7 +217,14 @@ async def woken_state(table_id: str, version: int, user) -> tuple[int, bytes] | 
     return table.version, body
 
 
-viewer_seat = sync_to_async(selectors.viewer_seat, thread_sensitive=False)
+async def _pure(fn, *args):
+    """`fn(*args)` on the event loop when it needs no database (a table read with its seats:
+    the view is engine work), so a burst of wake-ups does not queue behind the pool's reads;
+    on the pool if it turns out to query after all."""
+    try:
+        return fn(*args)
+    except SynchronousOnlyOperation:
+        return await sync_to_async(fn, thread_sensitive=False)(*args)
 
 
 def _default(obj):
