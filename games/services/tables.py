@@ -90,9 +90,8 @@ def table_create(
         raise Invalid(exc.message, {"fields": {"options": exc.fields}}) from exc
     source = None
     if duplicate_of is not None:
-        source = _duplicate_source(duplicate_of, game=game, seats=seats, seed=seed, deck=deck)
-        seed = source.seed
-        deck = source.deck
+        source = _duplicate_source(duplicate_of, game=game, seats=seats, given=(seed, deck, first_dealer))
+        seed, deck, first_dealer = source.seed, source.deck, source.first_dealer
     seed_given = seed is not None
     if seed is None:
         seed = secrets.randbits(63)
@@ -124,14 +123,14 @@ def table_create(
     return table
 
 
-def _duplicate_source(table_id, *, game: str, seats: int, seed: int | None, deck: list[str] | None) -> Table:
+def _duplicate_source(table_id, *, game: str, seats: int, given: tuple) -> Table:
     """The table a duplicate copies: same game and seat count (the deals depend on both), and
-    no seed or deck of its own."""
+    no seed, deck or first dealer of its own (`given`)."""
     def refuse(message: str) -> Invalid:
         return Invalid(message, {"fields": {"duplicate_of": [message]}})
 
-    if seed is not None or deck is not None:
-        raise refuse("a duplicate takes its source's seed and deck: give neither")
+    if any(value is not None for value in given):
+        raise refuse("a duplicate takes its source's seed, deck and first dealer: give none of them")
     try:
         source = Table.objects.get(pk=table_id)
     except (Table.DoesNotExist, ValueError, TypeError) as exc:

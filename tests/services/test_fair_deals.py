@@ -13,10 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 from django.core.management import call_command
+from django.test import Client
 from django.core.management.base import CommandError
 
+from accounts.models import User
 from games.engine import fairness, registry
 from games.models import Table, WebhookDelivery
 from games.services import moves, tables, webhooks
@@ -84,6 +87,7 @@ def test_a_random_game_exports_and_verifies_and_every_tampering_is_caught(make_u
     table, users = new_table(make_user, game, n, options)
     play_out(table, users, rng)
     doc = export(table, users[0])
+    jsonschema.validate(doc, json.loads((ROOT / "docs" / "schemas" / "cardgames-table-1.json").read_text()))
     assert doc["format"] == "cardgames-table/1" and doc["game"] == game and len(doc["deals"]) >= 2
     assert len(doc["moves"]) == table.move_count and doc["winners"] == registry.get(game).winners(table.state)
     result = verify(users[1], doc)
@@ -228,6 +232,8 @@ def test_no_response_log_error_event_webhook_or_application_log_holds_the_seed_o
     rng = random.Random(11)
     seen_deals = set()
     base = f"/api/v1/tables/{table.pk}"
+    operator = Client()
+    operator.force_login(User.objects.create_superuser("operator", "op@example.com", "operator password"))
     while table.status == Table.Status.ACTIVE and len(seen_deals) < 2:
         secret, deal = current_secret(table), table.state["fairness"]["deal"]
         seen_deals.add(deal)
@@ -238,6 +244,10 @@ def test_no_response_log_error_event_webhook_or_application_log_holds_the_seed_o
             # an error: a move that is not allowed now
             texts.append(user.api.post(base + "/moves", {"type": "play", "cards": ["ZZ"]}, format="json").content)
         texts.append(users[0].api.get("/api/v1/me/tables").content)
+        for page in ("/admin/games/table/", f"/admin/games/table/{table.pk}/change/"):
+            shown = operator.get(page)
+            assert shown.status_code == 200
+            texts.append(shown.content)
         texts += [d.body.encode() for d in WebhookDelivery.objects.all()]
         texts += [r.getMessage().encode() for r in caplog.records]
         blob = b"\n".join(texts).decode()
@@ -313,3 +323,27 @@ def test_bad_documents_are_400_invalid_naming_the_field_and_big_ones_413(make_us
     settings.REPLAY_MAX_BYTES = 1000
     big = user.api.post("/api/v1/replays/verify", doc, format="json")
     assert big.status_code == 413 and big.json()["code"] == "too_large"
+
+
+# --- tables dealt before fair deals ----------------------------------------------------------------------
+@pytest.mark.django_db
+def test_a_table_dealt_before_fair_deals_still_replays_and_is_not_exported(make_user):
+    table, users = new_table(make_user, "president", 4, {"hands": 2})
+    engine = registry.get("president")
+    # The state such a table stored: the old generator's deal, no `fairness`.
+    old = engine.new_game(players=4, options=table.options, seed=table.seed, shuffle=0)
+    Table.objects.filter(pk=table.pk).update(state=old)
+    table.refresh_from_db()
+    rng = random.Random(6)
+    for _ in range(60):
+        step(table, users, rng)
+    assert "fairness" not in table.state
+    out = io.StringIO()
+    call_command("verify_tables", "--table", str(table.pk), stdout=out)
+    assert "1 table(s) checked, 0 differ(s)" in out.getvalue()
+    log = users[0].api.get(f"/api/v1/tables/{table.pk}/moves").json()
+    assert log[0]["seq"] == 1 and users[0].api.get(f"/api/v1/tables/{table.pk}/state").json()["public"][
+        "deal_commitment"] is None
+    tables.table_abort(table_id=table.pk)
+    refused = users[0].api.get(f"/api/v1/tables/{table.pk}/export")
+    assert refused.status_code == 409 and "shuffle 0" in refused.json()["message"]
