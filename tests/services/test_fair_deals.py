@@ -16,8 +16,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 from django.core.management import call_command
-from django.test import Client
 from django.core.management.base import CommandError
+from django.test import Client
 
 from accounts.models import User
 from games.engine import fairness, registry
