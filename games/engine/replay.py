@@ -53,12 +53,36 @@ def walk(game: Game, state: dict, moves: Iterable[tuple[int | None, dict]]) -> I
 def deals_dealt(game: Game, first: dict, moves: list[tuple[int | None, dict]]) -> tuple[dict, list[dict]]:
     """The final state and every deal's starting layout, by deal number, of a table's log
     replayed from its first state (the service's export)."""
-    layouts = {0: first["fairness"]["hands"]}
+    layouts = {0: fairness.dealt_hands(first)}
     state = first
     for state, _, dealt in walk(game, first, moves):
         if dealt:
-            layouts[deal_of(state)] = state["fairness"]["hands"]
+            layouts[deal_of(state)] = fairness.dealt_hands(state)
     return state, [layouts.get(k) for k in range(max(layouts) + 1)]
+
+
+def export_deals(game: Game, first: dict, moves: list[tuple[int | None, dict]], *, seed: int,
+                 deck: list[str] | None, first_dealer_fixed: bool) -> tuple[dict, list[dict]]:
+    """The final state and the export's `deals` of a table that started at `first` (its first
+    state, from `seed`) and played `moves`: every deal's secret, commitment and starting hands,
+    up to the last secret used (a Lopti session's dealer draw may use one no card came from)."""
+    final, layouts = deals_dealt(game, first, moves)
+    deals = []
+    for k in range(final["fairness"]["drawn"] + 1):
+        secret = fairness.deal_secret(seed, k)
+        fixed = k == 0 and deck is not None
+        deal = {
+            "deal": k,
+            "fixed_deck": fixed,
+            "commitment": None if fixed else fairness.commitment(secret),
+            # A fixed deck's secret only drew the first dealer (none when staff fixed it too).
+            "secret": None if fixed and first_dealer_fixed else secret.hex(),
+            "hands": layouts[k] if k < len(layouts) else None,
+        }
+        if fixed:
+            deal["deck"] = list(deck)
+        deals.append(deal)
+    return final, deals
 
 
 def public_events(game: Game, events: list[dict]) -> list[dict]:
@@ -255,6 +279,6 @@ def verify(doc: object) -> dict:
 
 
 def _check_hands(deal: dict, state: dict) -> str | None:
-    if deal["hands"] != state["fairness"]["hands"]:
+    if deal["hands"] != fairness.dealt_hands(state):
         return f"wrong deal: deal {deal['deal']}'s starting hands are not the cards its secret deals"
     return None

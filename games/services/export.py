@@ -31,22 +31,10 @@ def table_export(*, table_id) -> dict:
         players=table.seat_count, options=table.options, seed=table.seed, deck=table.deck,
         first_dealer=table.first_dealer, shuffle=fairness.VERSION,
     )
-    final, layouts = replay.deals_dealt(engine, first, [(r.seat, r.move) for r in records])
-    deals = []
-    for k in range(final["fairness"]["drawn"] + 1):
-        secret = fairness.deal_secret(table.seed, k)
-        fixed = k == 0 and table.deck is not None
-        deal = {
-            "deal": k,
-            "fixed_deck": fixed,
-            "commitment": None if fixed else fairness.commitment(secret),
-            # A fixed deck's secret only drew the first dealer (none when staff fixed it too).
-            "secret": None if fixed and table.first_dealer is not None else secret.hex(),
-            "hands": layouts[k] if k < len(layouts) else None,
-        }
-        if fixed:
-            deal["deck"] = list(table.deck)
-        deals.append(deal)
+    final, deals = replay.export_deals(
+        engine, first, [(r.seat, r.move) for r in records], seed=table.seed, deck=table.deck,
+        first_dealer_fixed=table.first_dealer is not None,
+    )
     seats = sorted(selectors.seats_of(table), key=lambda row: row.index)
     return {
         "format": replay.FORMAT,

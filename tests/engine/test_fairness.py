@@ -71,7 +71,7 @@ def doc_layout(game: str, deck: list[str], dealer: int, n: int, rules: dict | No
 
 
 def engine_layout(state: dict) -> dict:
-    dealt = state["fairness"]["hands"]
+    dealt = fairness.dealt_hands(state)
     return {k: [sorted(v) for v in vals] if k == "hands" else vals for k, vals in dealt.items()}
 
 
