@@ -25,7 +25,7 @@ import re
 import pytest
 from django.db import transaction
 
-from games.engine import registry
+from games.engine import fairness, registry
 from games.models import Move, Table
 from tests.reliability.endpoints import MOVE, TABLE_ENDPOINTS, call
 from tests.reliability.tables import ROLES, STATES, build, client_for, json_strings, new_user
@@ -192,10 +192,20 @@ def first_move(built) -> dict:
     return engine.legal_moves(table.state, seat)[0] if acting else {"type": "pass"}
 
 
+def live_secret(table) -> str | None:
+    """The secret of the deal in play, while it is unrevealed (fair deals)."""
+    fair = (table.state or {}).get("fairness")
+    if fair is None or fair["revealed"] or table.status != Table.Status.ACTIVE:
+        return None
+    return fairness.deal_secret(table.seed, fair["deal"]).hex()
+
+
 def check_no_leak(built, role: str, text: str, before: set[str], after: set[str], seed: int) -> None:
     leaked = json_strings(text) & before & after
     assert not leaked, f"{role} saw hidden cards {sorted(leaked)}"
     assert str(seed) not in text, f"{role} saw the seed"
+    secret = live_secret(built.table)
+    assert secret is None or secret not in text, f"{role} saw the secret of the deal in play"
 
 
 def cell_matches(response, cell: str) -> None:
