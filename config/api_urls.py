@@ -1,6 +1,7 @@
 from django.urls import path
 
 from accounts import apis as accounts_apis
+from games.api import fairness as fairness_apis
 from games.api import lopti as lopti_apis
 from games.api import push as push_apis
 from games.api import ratings as ratings_apis
@@ -28,6 +29,8 @@ urlpatterns = [
     path("tables/<uuid:table_id>/start", games_apis.TableStartApi.as_view(), name="table-start"),
     path("tables/<uuid:table_id>/state", table_state, name="table-state"),
     path("tables/<uuid:table_id>/moves", games_apis.TableMovesApi.as_view(), name="table-moves"),
+    path("tables/<uuid:table_id>/export", fairness_apis.TableExportApi.as_view(), name="table-export"),
+    path("replays/verify", fairness_apis.ReplayVerifyApi.as_view(), name="replays-verify"),
     path("tables/<uuid:table_id>/events", push_apis.TableEventsApi.as_view(), name="table-events"),
     path("tables/<uuid:table_id>/house-rules", lopti_apis.HouseRulesApi.as_view(), name="lopti-house-rules"),
     path("tables/<uuid:table_id>/house-rules/<int:rule_id>", lopti_apis.HouseRuleDetailApi.as_view(), name="lopti-house-rule"),

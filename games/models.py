@@ -40,6 +40,11 @@ class Table(models.Model):
     # a staff deck or seed is never rated: its deals were chosen).
     rated = models.BooleanField(default=False)
     staff_seed = models.BooleanField(default=False)
+    # Duplicate play (api.md, "Fair deals"): the table whose seed, and so whose deals, this one
+    # took; the seed itself is never shown.
+    duplicate_of = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="duplicates"
+    )
     # Quick play (api.md): the shape a table was opened for (game, seats, options), and when
     # its free seats go to bots.
     quick_play_key = models.CharField(max_length=64, blank=True, default="", db_index=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from config.errors import Conflict, NotFound
+from games import deal_log
 from games.engine import lopti as lopti_engine
 from games.engine import registry
 from games.models import Move, Seat, Table
@@ -156,8 +157,12 @@ def move_log(table: Table, user, *, after: int = 0, limit: int = 500) -> list[di
     if user is not None and user.is_authenticated:
         row = next((r for r in seats_of(table) if r.user_id == user.pk and not r.is_bot), None)
         player = None if row is None else row.index
+    records = list(Move.objects.filter(table=table, seq__gt=after).order_by("seq")[:limit])
     entries = []
-    for record in Move.objects.filter(table=table, seq__gt=after).order_by("seq")[:limit]:
+    first = deal_log.first_deal_entry(table, records[0].version if records else None) if after < 1 else None
+    if first is not None:
+        entries.append(first)
+    for record in records:
         seat = None
         if player is not None:
             mapping = record.seat_players or list(range(table.seat_count))
@@ -176,6 +181,9 @@ def move_log(table: Table, user, *, after: int = 0, limit: int = 500) -> list[di
         if record.by == Move.By.BOT:
             entry["bot"] = True
         entries.append(engine.view_log_entry(entry, table.state))
+    aborted = deal_log.abort_entry(table)
+    if aborted is not None and aborted["seq"] > after and len(records) < limit:
+        entries.append(aborted)
     return entries
 
 

@@ -164,6 +164,9 @@ THROTTLE_RATES = throttle_rates()
 # the API answers it as 413 in the one error shape (config/errors.py). The largest legitimate
 # body (a Rule Vote carrying a house rule) is under 2 KB.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(256 * 1024)))
+# The largest document `POST /api/v1/replays/verify` reads (bytes): exports are bigger than
+# any other body, so the endpoint reads its own limit instead of DATA_UPLOAD_MAX_MEMORY_SIZE.
+REPLAY_MAX_BYTES = int(os.environ.get("REPLAY_MAX_BYTES", str(5 * 1024 * 1024)))
 # Django's own error pages under /api/ are JSON too (config/errors.py).
 CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 

@@ -131,6 +131,11 @@ class TablesApi(Idempotent, APIView):
         deck = serializers.ListField(child=serializers.CharField(), required=False, help_text="staff only: the first deal's cards, card 0 dealt first")
         first_dealer = serializers.IntegerField(required=False, help_text="staff only")
         seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1, help_text="staff only")
+        duplicate_of = serializers.UUIDField(
+            required=False,
+            help_text="staff only: a table of the same game and seat count whose seed (and fixed deck) this table "
+            "takes, so it deals the same deals in the same order (duplicate play); the seed is never shown",
+        )
 
         class Meta:
             ref_name = "TableCreate"

@@ -266,11 +266,16 @@ class Game:
         seed: int,
         deck: list[str] | None = None,
         first_dealer: int | None = None,
+        shuffle: int = 1,
+        replay: list[str] | None = None,
     ) -> dict:
         """The state right after the first deal. `options` is already validated. `deck`, when
         given, fixes the first deal only (card 0 is dealt first); every other deal, and the
-        first dealer when not fixed, come from `seed` (see cards.deal_rng). The seed is kept
-        in the state and must never appear in a view."""
+        first dealer when not fixed, come from `seed` through each deal's secret (see
+        engine/fairness.py and docs/fair-deals.md). The seed is kept in the state and must never
+        appear in a view. `shuffle`: the algorithm's version (0: the generator of tables dealt
+        before fair deals, cards.deal_rng); `replay`: the revealed deal secrets (hex, by deal
+        number) that stand for the seed when an export is replayed (`seed` is then None)."""
         raise NotImplementedError
 
     def to_act(self, state: dict) -> list[int]:

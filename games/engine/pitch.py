@@ -43,7 +43,7 @@ import copy
 import json
 from typing import TypedDict
 
-from . import cards
+from . import cards, fairness
 from .base import Game, IllegalMove, InvalidMove, Option
 from .registry import register
 
@@ -79,7 +79,7 @@ class PitchState(TypedDict):
     """The state's layout (JSON data; every key is always present). Seats are 0..players-1."""
 
     players: int
-    seed: int  # every deal after a fixed first one is shuffled from it (never shown)
+    seed: int | None  # every deal after a fixed first one is shuffled from it (never shown; None: a replay)
     status: str  # "active" or "finished"
     # target_score, low_to; `partnerships` only when on (older tables lack it: off)
     options: dict
@@ -155,9 +155,11 @@ class Pitch(Game):
         *,
         players: int,
         options: dict,
-        seed: int,
+        seed: int | None,
         deck: list[str] | None = None,
         first_dealer: int | None = None,
+        shuffle: int = fairness.VERSION,
+        replay: list[str] | None = None,
     ) -> dict:
         if isinstance(players, bool) or not isinstance(players, int) or not 3 <= players <= 7:
             raise InvalidMove("Auction Pitch needs 3 to 7 players", fields={"seats": ["must be 3 to 7"]})
@@ -166,12 +168,14 @@ class Pitch(Game):
             # Ruling: the state keeps `partnerships` only when it is on, so a table stored before
             # the option existed (its options lack it: off) replays to exactly its stored state.
             del options["partnerships"]
-        dealer = cards.first_dealer(first_dealer, players, seed)  # A-2.1
+        fair = fairness.setup(seed, shuffle, replay)
+        seeded = {"seed": seed} if fair is None else {"seed": seed, "fairness": fair}
+        dealer = fairness.first_dealer(seeded, first_dealer, players)  # A-2.1
         if deck is not None:
             deck = cards.check_fixed_deck(deck, FULL_DECK)
         state = {
             "players": players,
-            "seed": seed,
+            **seeded,
             "status": "active",
             "options": options,
             "phase": "auction",
@@ -193,7 +197,7 @@ class Pitch(Game):
             "last_hand": None,
             "winners": [],
         }
-        deal(state, deck if deck is not None else cards.shuffled(FULL_DECK, seed, 0))
+        deal(state, fairness.deal_deck(state, FULL_DECK, 0, deck)[0])
         return state
 
     def to_act(self, state: dict) -> list[int]:
@@ -362,6 +366,7 @@ def fast_view(state: dict, seat: int | None) -> dict:
         "tricks_won": state["tricks_won"],
         "last_hand": state["last_hand"],
         "winners": state["winners"],
+        **fairness.public(state),
     }
     out = {
         "phase": state["phase"],
@@ -502,6 +507,7 @@ def _state_from_view(view: dict, hands: list[list[str]], undealt: list[str], see
             "scores": view["scores"],
             "last_hand": public["last_hand"],
             "winners": public["winners"],
+            **({} if (fair := fairness.from_view(public)) is None else {"fairness": fair}),
         }
     )
 
@@ -518,6 +524,7 @@ def deal(st: dict, deck: list[str]) -> None:
             pos += PACKET
     st["hands"] = [sort_cards(h) for h in hands]
     st["undealt"] = deck[pos:]
+    fairness.record_hands(st, {"hands": st["hands"], "undealt": st["undealt"]})
     st["phase"] = "auction"
     # A-3.1: the player on the dealer's left speaks first.
     st["turn"] = (st["dealer"] + 1) % n
@@ -532,8 +539,8 @@ def deal(st: dict, deck: list[str]) -> None:
     st["tricks_won"] = [0] * n
 
 
-def deal_events(st: dict) -> list[dict]:
-    events = [{"type": "deal", "hand": st["hand_no"] + 1, "dealer": st["dealer"]}]
+def deal_events(st: dict, committed: dict) -> list[dict]:
+    events = [{"type": "deal", "hand": st["hand_no"] + 1, "dealer": st["dealer"], **committed}]
     for s, hand in enumerate(st["hands"]):
         events.append({"type": "hand", "seat": s, "secret": {"cards": list(hand)}, "secret_to": [s]})
     return events
@@ -730,6 +737,7 @@ def end_hand(st: dict, events: list[dict]) -> None:
         summary.update(side_points=team_points, side_deltas=team_deltas, side_scores=list(team_scores))
     events.append({"type": "hand_scored", **copy.deepcopy(summary)})
     st["last_hand"] = {**summary, "tricks": copy.deepcopy(st["tricks"])}
+    events.extend(fairness.reveal(st))
     winner = game_winner(st, before, team_scores, award_team, pitcher_team, made)
     if winner is not None:
         winners = sorted(teams[winner])
@@ -742,8 +750,9 @@ def end_hand(st: dict, events: list[dict]) -> None:
     # A-2.1: the deal passes to the left; each deal after the first is shuffled from the seed.
     st["dealer"] = (st["dealer"] + 1) % n
     st["hand_no"] += 1
-    deal(st, cards.shuffled(FULL_DECK, st["seed"], st["hand_no"]))
-    events.extend(deal_events(st))
+    deck, committed = fairness.deal_deck(st, FULL_DECK, st["hand_no"])
+    deal(st, deck)
+    events.extend(deal_events(st, committed))
 
 
 def game_winner(

@@ -46,9 +46,9 @@ the rule id) and the unchecked `step`.
 from __future__ import annotations
 
 import itertools
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
-from . import cards
+from . import cards, fairness
 from .base import Game, IllegalMove, InvalidMove, Option
 from .registry import register
 
@@ -165,7 +165,10 @@ class PresidentState(TypedDict):
     Stored tables of every earlier version have exactly these keys."""
 
     players: int
-    seed: int  # never shown: the deals of later hands come from it
+    seed: int | None  # never shown: every deal comes from it (None: a replay from revealed secrets)
+    # fair deals (engine/fairness.py): the current deal's commitment, the shuffle version, the
+    # deal's starting hands; absent in states dealt before fair deals (the old generator)
+    fairness: NotRequired[dict]
     status: str  # "active" | "finished"
     options: dict  # the validated table options (President.options)
     phase: str  # "exchange" | "play" | "finished"
@@ -512,12 +515,12 @@ def _empty_trick() -> Trick:
 def _start_hand(st, events, deck=None):
     n = st["players"]
     deal_no = st["hand_no"] - 1
-    if deck is None or deal_no != 0:
-        deck = cards.shuffled(deck_of(st["options"]), st["seed"], deal_no)
+    deck, committed = fairness.deal_deck(st, deck_of(st["options"]), deal_no, deck if deal_no == 0 else None)
     hands = [[] for _ in range(n)]
     for i, card in enumerate(deck):
         hands[(st["dealer"] + 1 + i) % n].append(card)  # P-2.2
     st["hands"] = [sorted(h, key=card_key) for h in hands]
+    fairness.record_hands(st, {"hands": st["hands"]})
     st["places"] = [None] * n
     st["finish_order"] = []
     st["revolution"] = False
@@ -530,6 +533,7 @@ def _start_hand(st, events, deck=None):
             "hand": st["hand_no"],
             "dealer": st["dealer"],
             "card_counts": [len(h) for h in st["hands"]],
+            **committed,
         }
     )
     if st["hand_no"] > 1 and st["options"]["exchange"] != "none":
@@ -556,6 +560,7 @@ def _end_hand(st, events):
             "scores": list(st["scores"]),
         }
     )
+    events.extend(fairness.reveal(st))
     opts = st["options"]
     if opts["hands"] is not None:
         st["overtime"] = st["overtime"] or st["hand_no"] >= opts["hands"]  # P-7.2
@@ -776,6 +781,7 @@ def _state_from_view(view: dict, hands: list[list[str]], rng) -> dict:
         },
         "last_trick": clone(public["last_trick"]),
         "exchange": {"pending": clone(public["exchange"]["pending"]), "log": log},
+        **({} if (fair := fairness.from_view(public)) is None else {"fairness": fair}),
     }
 
 
@@ -841,6 +847,7 @@ def view(state: dict, seat: int | None) -> dict:
         "target_score": opts["target_score"],
         "hands": opts["hands"],
         "winners": list(state["winners"]),
+        **fairness.public(state),
     }
     return {
         "phase": state["phase"],
@@ -956,16 +963,18 @@ class President(Game):
         ),
     }
 
-    def new_game(self, *, players, options, seed, deck=None, first_dealer=None):
+    def new_game(self, *, players, options, seed, deck=None, first_dealer=None, shuffle=fairness.VERSION, replay=None):
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
             raise InvalidMove("President needs 4 to 7 players", fields={"seats": ["must be 4 to 7"]})
         options = self.validate_options(options)
         if deck is not None:
             deck = cards.check_fixed_deck(deck, deck_of(options))
-        first_dealer = cards.first_dealer(first_dealer, players, seed)  # P-2.1
+        fair = fairness.setup(seed, shuffle, replay)
+        seeded = {"seed": seed} if fair is None else {"seed": seed, "fairness": fair}
+        first_dealer = fairness.first_dealer(seeded, first_dealer, players)  # P-2.1
         state = {
             "players": players,
-            "seed": seed,
+            **seeded,
             "status": "active",
             "options": options,
             "phase": "play",

@@ -45,10 +45,17 @@ def table_create(
     deck: list[str] | None = None,
     first_dealer: int | None = None,
     seed: int | None = None,
+    duplicate_of=None,
 ) -> Table:
     """Create a table with the creator as host in seat 0. `deck`, `first_dealer` and `seed`
-    are for staff only (support, teaching, duplicate tournaments)."""
-    staff_fields = [name for name, value in (("deck", deck), ("first_dealer", first_dealer), ("seed", seed)) if value is not None]
+    are for staff only (support, teaching, duplicate tournaments), and so is `duplicate_of`: the
+    id of a table whose seed (and fixed deck) the new table takes, so it deals the same deals in
+    the same order, without the seed being shown."""
+    staff_fields = [
+        name
+        for name, value in (("deck", deck), ("first_dealer", first_dealer), ("seed", seed), ("duplicate_of", duplicate_of))
+        if value is not None
+    ]
     if staff_fields and not user.is_staff:
         raise Forbidden(f"only staff may set {', '.join(staff_fields)}", {"fields": staff_fields})
     try:
@@ -81,6 +88,10 @@ def table_create(
         clean_options = engine.validate_table_options(options, players=seats)
     except engine_base.InvalidMove as exc:
         raise Invalid(exc.message, {"fields": {"options": exc.fields}}) from exc
+    source = None
+    if duplicate_of is not None:
+        source = _duplicate_source(duplicate_of, game=game, seats=seats, given=(seed, deck, first_dealer))
+        seed, deck, first_dealer = source.seed, source.deck, source.first_dealer
     seed_given = seed is not None
     if seed is None:
         seed = secrets.randbits(63)
@@ -104,11 +115,29 @@ def table_create(
             bot_delay=float(bot_delay),
             rated=rated,
             staff_seed=seed_given,
+            duplicate_of=source,
         )
         Seat.objects.bulk_create(
             [Seat(table=table, index=i, user=user if i == 0 else None) for i in range(seats)]
         )
     return table
+
+
+def _duplicate_source(table_id, *, game: str, seats: int, given: tuple) -> Table:
+    """The table a duplicate copies: same game and seat count (the deals depend on both), and
+    no seed, deck or first dealer of its own (`given`)."""
+    def refuse(message: str) -> Invalid:
+        return Invalid(message, {"fields": {"duplicate_of": [message]}})
+
+    if any(value is not None for value in given):
+        raise refuse("a duplicate takes its source's seed, deck and first dealer: give none of them")
+    try:
+        source = Table.objects.get(pk=table_id)
+    except (Table.DoesNotExist, ValueError, TypeError) as exc:
+        raise refuse("no such table") from exc
+    if source.game != game or source.seat_count != seats:
+        raise refuse(f"the source is a {source.game} table of {source.seat_count} seats")
+    return source
 
 
 def _seated(table: Table, user) -> Seat | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from games.engine import base as engine_base
+from games.engine import fairness
 from games.models import Table
 
 from .common import engine_for
@@ -14,8 +15,11 @@ def table_replay(table: Table) -> dict | None:
     if table.started_at is None:
         return None
     engine = engine_for(table)
+    # Tables dealt before fair deals (no `fairness` in their state) replay with the old generator.
+    shuffle = fairness.VERSION if table.state is None or "fairness" in table.state else 0
     state = engine.new_game(
-        players=table.seat_count, options=table.options, seed=table.seed, deck=table.deck, first_dealer=table.first_dealer
+        players=table.seat_count, options=table.options, seed=table.seed, deck=table.deck,
+        first_dealer=table.first_dealer, shuffle=shuffle,
     )
     for record in table.moves.order_by("seq"):
         state, _ = engine.apply(state, record.seat, record.move)

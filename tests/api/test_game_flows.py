@@ -43,7 +43,9 @@ def test_pitch_from_creation_to_a_finished_game(table_of):
     winner = final["public"]["winners"][0]
     assert final["scores"][winner] >= 7
     log = users[1].api.get(f"/api/v1/tables/{table_id}/moves").json()
-    assert {e["type"] for e in log} <= {"bid", "play"} and log[-1]["seq"] == len(log)
+    # entry 0 is the first deal's commitment (fair deals); then the moves, seq 1, 2, ...
+    assert log[0]["type"] == "deal" and log[0]["by"] == "server"
+    assert {e["type"] for e in log[1:]} <= {"bid", "play"} and log[-1]["seq"] == len(log) - 1
 
 
 @pytest.mark.django_db

@@ -320,7 +320,8 @@ def test_L_11_7_a_revealed_hand_is_shown_alike_by_the_state_and_the_move_log(tab
     assert move(seats[0], table_id, {"type": "play", "cards": ["9C"]}).status_code == 200
     for viewer in viewers:
         assert state(viewer, table_id)["seats"][0]["revealed_hand"] == ["2H", "5C"]
-        (entry,) = viewer.api.get(f"/api/v1/tables/{table_id}/moves").json()
+        dealt, entry = viewer.api.get(f"/api/v1/tables/{table_id}/moves").json()
+        assert dealt["seq"] == 0 and dealt["type"] == "deal"  # the first deal's entry
         shown = {e["type"]: e for e in entry["events"]}
         assert shown["reveal_hand"]["cards"] == ["5C"] and shown["play"]["cards"] == ["9C"]
         assert shown["draw"]["cards"] == ["2H"]

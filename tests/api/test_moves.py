@@ -100,7 +100,7 @@ def test_idempotent_replay_returns_the_first_response_and_changes_nothing(fixed_
     assert again.status_code == 200 and again.json() == first.json()
     assert again["Idempotent-Replayed"] == "true"
     log = seats[0].api.get(f"/api/v1/tables/{table_id}/moves").json()
-    assert len(log) == 1
+    assert [e["seq"] for e in log] == [0, 1]  # the first deal's entry, then the one move
     reused = move(seats[0], table_id, {"type": "play", "cards": ["3D"]}, HTTP_IDEMPOTENCY_KEY="k-1")
     assert reused.status_code == 409 and reused.json()["code"] == "idempotency_key_reused"
     # Keys are per user: another player's same key is a different request.
@@ -116,7 +116,7 @@ def test_an_error_response_is_replayed_too(fixed_table):
     move(seats[0], table_id, {"type": "play", "cards": ["3C"]})
     again = move(seats[1], table_id, {"type": "pass"}, HTTP_IDEMPOTENCY_KEY="early")
     assert again.status_code == 409 and again.json() == first.json()
-    assert len(seats[0].api.get(f"/api/v1/tables/{table_id}/moves").json()) == 1
+    assert [e["seq"] for e in seats[0].api.get(f"/api/v1/tables/{table_id}/moves").json()] == [0, 1]
 
 
 @pytest.mark.django_db
@@ -152,7 +152,7 @@ def test_two_concurrent_submissions_for_one_decision_apply_exactly_once(fixed_ta
         t.join()
     statuses = sorted(r.status_code for r in results)
     log = seats[0].api.get(f"/api/v1/tables/{table_id}/moves").json()
-    assert len(log) == 1
+    assert [e["seq"] for e in log] == [0, 1]  # the first deal's entry, then the one move
     if same_key:
         assert statuses == [200, 200] and results[0].json() == results[1].json()
     else:
@@ -167,9 +167,11 @@ def test_move_log_is_oldest_first_with_after_increments(fixed_table):
     move(seats[1], table_id, {"type": "pass"})
     move(seats[2], table_id, {"type": "play", "cards": ["9H"]})
     log = seats[3].api.get(f"/api/v1/tables/{table_id}/moves").json()
-    assert [e["seq"] for e in log] == [1, 2, 3]
-    assert [(e["seat"], e["type"], e["by"]) for e in log] == [(0, "play", "player"), (1, "pass", "player"), (2, "play", "player")]
-    assert log[0]["cards"] == ["3C"] and "at" in log[0]
+    # Entry 0 is the first deal, made by the start (fair deals: its commitment, here a fixed deck).
+    assert [e["seq"] for e in log] == [0, 1, 2, 3]
+    assert [(e["seat"], e["type"], e["by"]) for e in log] == [
+        (None, "deal", "server"), (0, "play", "player"), (1, "pass", "player"), (2, "play", "player")]
+    assert log[0]["fixed_deck"] is True and log[1]["cards"] == ["3C"] and "at" in log[1]
     assert [e["seq"] for e in seats[3].api.get(f"/api/v1/tables/{table_id}/moves?after=1").json()] == [2, 3]
     assert seats[3].api.get(f"/api/v1/tables/{table_id}/moves?after=x").json()["code"] == "invalid"
 

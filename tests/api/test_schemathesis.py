@@ -38,6 +38,7 @@ ACCEPTS_400 = {
     "lopti_votes_propose": "a proposal's meaning is checked by the engine (L-12)",
     "me_webhooks_create": "the URL's host must resolve to a public address",
     "me_webhooks_update": "the URL's host must resolve to a public address",
+    "replays_verify": "an export's deals and moves are numbered in order, its game and options must exist",
 }
 POSITIVE_STATUSES = '["2xx", "3xx", "401", "403", "404", "409", "429"]'
 

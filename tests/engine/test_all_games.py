@@ -19,7 +19,7 @@ import random
 
 import pytest
 
-from games.engine import base, registry
+from games.engine import base, fairness, registry
 from tests.services.helpers import pick
 
 SEEDS = (1, 2)
@@ -140,6 +140,15 @@ class LeakyView(HighCard):
 
     def view(self, state, seat):
         return {**super().view(state, seat), "all_hands": copy.deepcopy(state["hands"])}
+
+
+class LeakySeed(HighCard):
+    """Broken: shows the table's seed (every deal's secret comes from it)."""
+
+    slug = "highcard-leaky-seed"
+
+    def view(self, state, seat):
+        return {**super().view(state, seat), "public": {"seed": state["seed"]}}
 
 
 class ListsTooMuch(HighCard):
@@ -379,6 +388,25 @@ def check_hidden_cards(game: base.Game, seed: int) -> None:
             assert not kept & leaves(shown), f"seat {seat}'s events name {kept & leaves(shown)}"
 
 
+BIG_SEED = 2**62  # seeds of 19 digits: finding one in a view means it leaked, not chance
+
+
+def check_deal_secrets_hidden(game: base.Game, seed: int) -> None:
+    """No view or event shown to a seat (or a spectator) holds the table's seed, the secret of
+    the deal in play before its `deal_revealed`, or a later deal's secret (fair deals)."""
+    seed = BIG_SEED + seed
+    for _, _, _, after, events in states(game, seed):
+        hidden = [str(seed)]
+        fair = after.get("fairness")
+        if fair is not None:
+            first = fair["deal"] + (1 if fair["revealed"] else 0)
+            hidden += [fairness.deal_secret(seed, k).hex() for k in range(first, first + 3)]
+        for seat in viewers(game, after):
+            shown = json.dumps([game.view(after, seat), [game.view_event(e, seat) for e in events]])
+            leaked = [h for h in hidden if h in shown]
+            assert not leaked, f"seat {seat} sees {leaked}"
+
+
 def table_fields(view: dict) -> dict:
     """What a view says about the table (everything the seat sees)."""
     return json.loads(json.dumps(view))
@@ -411,6 +439,7 @@ CHECKS = [
     check_rejected_unlisted,
     check_cards_conserved,
     check_hidden_cards,
+    check_deal_secrets_hidden,
     check_determinize,
 ]
 
@@ -433,6 +462,7 @@ def test_the_fake_reaches_the_end_and_the_real_games_play_on():
     ("broken", "check"),
     [
         (LeakyView(), check_hidden_cards),
+        (LeakySeed(), check_deal_secrets_hidden),
         (ListsTooMuch(), check_listed_moves_apply),
         (LosesCards(), check_cards_conserved),
         (BadDeterminize(), check_determinize),

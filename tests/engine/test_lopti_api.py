@@ -459,6 +459,10 @@ def test_view_layout():
         "vote",
         "duel",
         "pause",
+        # fair deals (docs/fair-deals.md): the deal's number and commitment
+        "deal",
+        "deal_commitment",
+        "fixed_deck",
     }
     assert view["turn"] == 0 and view["legal_moves"] == [] and view["scores"] == [0, 0, 0]
     spectator = G.view(st, None)

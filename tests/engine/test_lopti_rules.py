@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import cards, lopti
+from games.engine import fairness, lopti
 from games.engine.base import IllegalMove, InvalidMove, NotYourTurn
 
 from .test_lopti_support import (
@@ -126,7 +126,7 @@ def finish_round(st: dict, winner: int) -> tuple[dict, list[dict]]:
 def test_L_2_2_round_ends_with_a_winner_and_the_next_is_dealt():
     st = table(players=3, turn=1, face_down={1: [None, "9C", None]})
     st, events = face_down(st, 1, 1)
-    assert types(events)[-2:] == ["round_end", "house_rule_window"]
+    assert types(events)[-3:] == ["round_end", "deal_revealed", "house_rule_window"]
     assert st["phase"] == "house_rule" and st["round"] == 1
     st, dealt = decline(st)
     assert types(dealt)[1] == "deal"
@@ -161,7 +161,7 @@ def test_L_2_2_rounds_zero_means_no_limit():
 def test_L_2_3_first_dealer_from_the_seed_then_rotates_clockwise():
     for seed in range(20):
         st = G.new_game(players=4, options=G.validate_options({}), seed=seed)
-        assert st["dealer"] == cards.deal_rng(seed, -1).randrange(4)
+        assert st["dealer"] == fairness.draw_dealer(fairness.deal_secret(seed, 0), 4)
     st = new(players=3, dealer=2)
     assert st["dealer"] == 2
     st = keep_all(st)
@@ -174,7 +174,7 @@ def test_L_2_3_first_dealer_from_the_seed_then_rotates_clockwise():
 def test_L_2_3_later_deals_come_from_the_seed_and_deal_number():
     st = keep_all(new(players=3, dealer=0))
     st, _ = finish_round(st, 0)
-    want = expected_deal(cards.shuffled(FULL, SEED, 1), 3, 1, st["rules"])
+    want = expected_deal(fairness.shuffle(FULL, fairness.deal_secret(SEED, 1)), 3, 1, st["rules"])
     assert st["hands"] == want["hand"] and st["face_up"] == want["face_up"]
     assert st["face_down"] == want["face_down"] and st["draw_pile"] == want["draw_pile"]
 

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from games.engine import cards, lopti
+from games.engine import fairness, lopti
 from games.engine.base import GameConflict, IllegalMove, InvalidMove, NotYourTurn
 
 from .test_lopti_house_rules import eff, fired_ids, rule, window, with_rules
@@ -546,9 +546,12 @@ def test_L_2_1_new_session_only_between_rounds_and_only_from_the_server():
 
 def test_L_2_1_new_session_resets_the_rules():
     st = session_one_with_rule()
+    next_deal = st["deal_number"] + 1
     st, events = move(st, None, {"type": "new_session"})
     session = first(events, "session_new")
-    assert session["session"] == 2 and session["dealer"] == cards.deal_rng(SEED, -2).randrange(3)
+    # the session's first dealer is drawn from the secret of its first deal (docs/fair-deals.md)
+    assert session["session"] == 2
+    assert session["dealer"] == fairness.draw_dealer(fairness.deal_secret(SEED, next_deal), 3)
     view = G.view(st, 0)
     assert view["phase"] == "setup" and view["public"]["session"] == 2 and G.to_act(st) == []
     assert view["public"]["house_rules"] == [] and view["public"]["rules"]["two_resets"] is True

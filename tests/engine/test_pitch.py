@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from games.engine import cards, pitch
+from games.engine import cards, fairness, pitch
 from games.engine.base import GameConflict, IllegalMove, InvalidMove, NotYourTurn
 
 G = pitch.GAME
@@ -265,20 +265,21 @@ def test_A_2_2_undealt_cards_never_shown_even_after_the_hand():
 
 def test_A_2_1_first_dealer_from_seed_and_deal_passes_left():
     st = G.new_game(players=5, options=G.validate_options({}), seed=99)
-    assert st["dealer"] == cards.deal_rng(99, -1).randrange(5)
+    assert st["dealer"] == fairness.draw_dealer(fairness.deal_secret(99, 0), 5)
     assert st["hands"] == [
-        pitch.sort_cards(h) for h in pitch_deal(cards.shuffled(cards.standard_deck(), 99, 0), st["dealer"], 5)
+        pitch.sort_cards(h) for h in pitch_deal(fairness.shuffle(cards.standard_deck(), fairness.deal_secret(99, 0)), st["dealer"], 5)
     ]
     st = new(H1, target_score=21)
     st = auction(st, H1_BIDS)
     st, events = play_all(st, H1_PLAYS)
     assert st["dealer"] == 1 and st["hand_no"] == 1 and G.view(st, None)["round"] == 2
     # for later deals: deal number 1 shuffled from the seed, dealt from the new dealer's left.
-    expected = pitch_deal(cards.shuffled(cards.standard_deck(), SEED, 1), 1, 3)
+    expected = pitch_deal(fairness.shuffle(cards.standard_deck(), fairness.deal_secret(SEED, 1)), 1, 3)
     assert st["hands"] == [pitch.sort_cards(h) for h in expected]
     assert G.to_act(st) == [2]
     (deal,) = of_type(events, "deal")
-    assert deal == {"type": "deal", "hand": 2, "dealer": 1}
+    committed = fairness.commitment(fairness.deal_secret(SEED, 1))
+    assert deal == {"type": "deal", "hand": 2, "dealer": 1, "deal": 1, "deal_commitment": committed}
     hands = of_type(events, "hand")
     assert [(e["secret_to"], e["secret"]["cards"]) for e in hands] == [
         ([s], st["hands"][s]) for s in range(3)

@@ -138,7 +138,9 @@ def test_determinize_follows_the_prior():
     st = G.new_game(players=4, options=G.validate_options({}), seed=9)
     seat = st["turn"]
     view = G.view(st, seat)
-    other = (seat + 1) % 4
+    # The first seat dealt after the viewer's (seats choose in order; a later one could find
+    # the wanted cards taken by an earlier seat without a prior).
+    other = 0 if seat != 0 else 1
     unseen = [c for c in DECK if c not in view["you"]["hand"]]
     wanted = unseen[:6]
     # Weight 0 everywhere but six cards: the seat is dealt exactly those.

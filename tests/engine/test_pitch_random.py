@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from games.engine import cards, pitch
+from games.engine import cards, fairness, pitch
 from games.engine.base import IllegalMove, InvalidMove, NotYourTurn
 
 G = pitch.GAME
@@ -44,7 +44,7 @@ class Ref:
         self.scores = [0] * n
         self.winners: list[int] = []
         self.played_prev: set[str] = set()
-        self.deal(deck if deck is not None else cards.shuffled(FULL, seed, 0))
+        self.deal(deck if deck is not None else fairness.shuffle(FULL, fairness.deal_secret(seed, 0)))
 
     def deal(self, deck: list[str]) -> None:
         n = self.n
@@ -210,7 +210,7 @@ class Ref:
         self.played_prev = set(self.played_cur)
         self.dealer = (self.dealer + 1) % n
         self.hand_no += 1
-        self.deal(cards.shuffled(FULL, self.seed, self.hand_no))
+        self.deal(fairness.shuffle(FULL, fairness.deal_secret(self.seed, self.hand_no)))
 
 
 CARD_STRING = re.compile(r'"((?:10|[2-9JQKA])[CDHS])"')
@@ -342,7 +342,7 @@ def run_game(rng: random.Random, n: int, options: dict, heavy: bool, stats: Coun
     deck = rng.sample(FULL, 52) if rng.random() < 0.3 else None
     first = rng.randrange(n) if rng.random() < 0.5 else None
     st = G.new_game(players=n, options=options, seed=seed, deck=deck, first_dealer=first)
-    dealer = first if first is not None else cards.deal_rng(seed, -1).randrange(n)
+    dealer = first if first is not None else fairness.draw_dealer(fairness.deal_secret(seed, 0), n)
     ref = Ref(n, options, seed, deck, dealer)
     totals = [0] * n
     hands = 0

@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from games.engine import cards
+from games.engine import cards, fairness
 from games.engine.base import GameConflict, IllegalMove, InvalidMove, NotYourTurn
 from games.engine.president import GAME, card_key
 
@@ -183,7 +183,7 @@ def test_P_1_3_ten_is_written_10():
 def test_P_2_1_first_dealer_from_seed_or_fixed():
     for seed in (SEED, SEED + 1, SEED + 2):
         state = G.new_game(players=5, options=options(), seed=seed)
-        assert state["dealer"] == cards.deal_rng(seed, -1).randrange(5)
+        assert state["dealer"] == fairness.draw_dealer(fairness.deal_secret(seed, 0), 5)
     assert G.new_game(players=5, options=options(), seed=SEED, first_dealer=3)["dealer"] == 3
 
 
@@ -215,7 +215,7 @@ def test_P_2_2_deal_one_at_a_time_from_dealers_left(n, sizes):
 def test_P_2_2_later_deals_come_from_the_seed():
     state = start(n=4, dealer=0, exchange="none")
     state, _ = next_hand(state)
-    deck = cards.shuffled(cards.standard_deck(), SEED, 1)
+    deck = fairness.shuffle(cards.standard_deck(), fairness.deal_secret(SEED, 1))
     dealer = state["dealer"]
     for s in range(4):
         assert sorted(state["hands"][s]) == sorted(deck[i] for i in range(52) if (dealer + 1 + i) % 4 == s)
@@ -250,7 +250,7 @@ def test_P_2_3_by_rank_moves_players_into_finishing_order():
     assert [s["role"] for s in view["seats"]] == ["president", "vice_president", "vice_scum", "scum"]
     assert view["dealer"] == 0 and view["turn"] == 1
     # The next deal is dealt from the new dealer's left.
-    deck = cards.shuffled(cards.standard_deck(), SEED, 1)
+    deck = fairness.shuffle(cards.standard_deck(), fairness.deal_secret(SEED, 1))
     assert deck[0] in state["hands"][1]
 
 
@@ -268,7 +268,7 @@ def highest(hand, count):
 
 
 def dealt_hand(seed, deal_no, n, dealer, seat, jokers=False):
-    deck = cards.shuffled(cards.standard_deck(jokers=jokers), seed, deal_no)
+    deck = fairness.shuffle(cards.standard_deck(jokers=jokers), fairness.deal_secret(seed, deal_no))
     return [deck[i] for i in range(len(deck)) if (dealer + 1 + i) % n == seat]
 
 

@@ -104,4 +104,5 @@ def test_a_generated_client_plays_a_president_hand(generated, live_server):
     assert state.status.value == "finished" and state.public.additional_properties["winners"]
     log = tables_moves_list.sync(table.id, client=ann)
     assert len([e for e in log if e.by.value == "player"]) == moves
-    assert [e.seq for e in log] == list(range(1, len(log) + 1))
+    # entry 0: the first deal's commitment (fair deals), then the moves from 1
+    assert [e.seq for e in log] == list(range(len(log))) and log[0].type_ == "deal"

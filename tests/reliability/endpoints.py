@@ -18,6 +18,7 @@ TABLE_ENDPOINTS = [
     ("moves_list", "GET", "/moves", None, "president"),
     ("move", "POST", "/moves", MOVE, "president"),
     ("events", "GET", "/events", None, "president"),
+    ("export", "GET", "/export", None, "president"),
     ("house_rules", "GET", "/house-rules", None, "lopti"),
     ("house_rule_submit", "POST", "/house-rules", {"decline": True}, "lopti"),
     ("house_rule_edit", "PATCH", f"/house-rules/{MISSING}", {"rule": {

@@ -3,7 +3,8 @@ phase or the first turn."""
 
 from __future__ import annotations
 
-from ..cards import shuffled, standard_deck
+from .. import fairness
+from ..cards import standard_deck
 from .state import _clone, _Ctx, _fire, card_key, fresh_round_fields
 from .turn import _start_turn
 
@@ -20,10 +21,11 @@ def next_round(ctx: _Ctx) -> None:
 def deal_from_seed(ctx: _Ctx) -> None:
     st = ctx.state
     st["deal_number"] += 1
-    _deal(ctx, shuffled(standard_deck(), st["seed"], st["deal_number"]))
+    deck, committed = fairness.deal_deck(st, standard_deck(), st["deal_number"])
+    _deal(ctx, deck, committed)
 
 
-def _deal(ctx: _Ctx, deck: list[str]) -> None:
+def _deal(ctx: _Ctx, deck: list[str], committed: dict) -> None:
     """L-3.1: face-down rounds, face-up rounds, hand rounds from dealer + 1; the rest is the draw
     pile. Pending base-rule changes take effect now (L-13)."""
     st = ctx.state
@@ -48,6 +50,9 @@ def _deal(ctx: _Ctx, deck: list[str]) -> None:
             st["hands"][seat].append(next(cards))
     st["hands"] = [sorted(hand, key=card_key) for hand in st["hands"]]
     st["draw_pile"] = list(cards)
+    fairness.record_hands(
+        st, {"hands": st["hands"], "face_down": st["face_down"], "face_up": st["face_up"], "draw_pile": st["draw_pile"]}
+    )
     st.update(fresh_round_fields(n), swaps_left=[rules["swaps_allowed"]] * n, swap_done=[False] * n)
     # L-2.4
     st["first_player"] = st["dealer"] if st["round"] == 1 else st["last_round_winner"]
@@ -66,6 +71,7 @@ def _deal(ctx: _Ctx, deck: list[str]) -> None:
             "face_down_counts": [len(f) for f in st["face_down"]],
             "draw_pile_count": len(st["draw_pile"]),
             "rules": dict(rules),
+            **committed,
         }
     )
     # Ruling: the actor of round_start (for house rules) is the round's first player (L-2.4).

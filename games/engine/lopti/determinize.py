@@ -20,6 +20,7 @@ turn's first play was made; a turn with extra plays pending has made it.
 
 from __future__ import annotations
 
+from .. import fairness
 from ..cards import rank_of, standard_deck
 from .core import _clone, card_key
 
@@ -138,6 +139,11 @@ def determinize(engine, view: dict, rng, prior: dict | None = None) -> dict:
         open_vote=None,
         pending_changes=[],
     )
+    fair = fairness.from_view(public)
+    if fair is None:
+        st.pop("fairness", None)
+    else:
+        st["fairness"] = fair
     st["options"] = {**st["options"], **{k: rules[k] for k in rules if k in st["options"]}, "rounds": public["rounds"]}
     house = [r for r in public["house_rules"] if isinstance(r, dict)]
     history = list(public["rule_history"])

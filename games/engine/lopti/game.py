@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import itertools
 
+from .. import fairness
 from ..base import Game, InvalidMove, Option
-from ..cards import check_fixed_deck, deal_rng, shuffled, standard_deck
+from ..cards import check_fixed_deck, standard_deck
 from . import core, duels, house_rules, moves, votes
 from . import determinize as determinize_mod
 from . import state as state_mod
@@ -52,23 +53,24 @@ class Lopti(Game):
         return opts
 
     # --- lifecycle ------------------------------------------------------------------------------
-    def new_game(self, *, players, options, seed, deck=None, first_dealer=None) -> dict:
+    def new_game(
+        self, *, players, options, seed, deck=None, first_dealer=None, shuffle=fairness.VERSION, replay=None
+    ) -> dict:
         if not self.min_players <= players <= self.max_players:
             raise InvalidMove("Lopti is for 2 to 5 players (L-1.1)", fields={"seats": ["2 to 5"]})
         options = self.validate_table_options(options, players=players)
         if deck is not None:
             deck = check_fixed_deck(deck, standard_deck())
-        else:
-            deck = shuffled(standard_deck(), seed, 0)
         fixed_dealer = first_dealer
-        if first_dealer is None:
-            first_dealer = deal_rng(seed, -1).randrange(players)
-        elif not 0 <= first_dealer < players:
+        if first_dealer is not None and not 0 <= first_dealer < players:
             raise InvalidMove("first_dealer must be a seat", fields={"first_dealer": ["not a seat"]})
+        fair = fairness.setup(seed, shuffle, replay)
+        seeded = {"seed": seed} if fair is None else {"seed": seed, "fairness": fair}
+        first_dealer = fairness.first_dealer(seeded, first_dealer, players)
         state = {
             "game": self.slug,
             "players": players,
-            "seed": seed,
+            **seeded,
             "status": "active",
             "options": options,
             "rules": {key: options[key] for key in BASE_RULES},  # L-2.1: defaults or table options
@@ -94,7 +96,8 @@ class Lopti(Game):
             "pending_changes": [],
             "setup_votes": [],
         }
-        core._deal(_Ctx(state), deck)
+        deck, committed = fairness.deal_deck(state, standard_deck(), 0, deck)
+        core._deal(_Ctx(state), deck, committed)
         return state
 
     def to_act(self, state: dict) -> list[int]:
@@ -316,6 +319,7 @@ class Lopti(Game):
         vote = votes.vote_view(st, vote_id) if vote_id else None
         open_vote = votes.open_vote(st)
         public = {
+            **fairness.public(st),
             "pile": list(pile),
             "top_rank": _rank(pile[-1]) if pile else None,
             "top_count": st["top_count"] if pile else 0,

@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import fairness
 from ..base import EngineError, GameConflict, IllegalMove, InvalidMove, NotPermitted, NotYourTurn
-from ..cards import deal_rng, standard_deck
+from ..cards import standard_deck
 from . import core, duels, effects, house_rules, votes
 from .core import BASE_RULES, MOVE_FIELDS, _Ctx, card_key
 
@@ -363,11 +364,10 @@ def _new_session(ctx: _Ctx, seat, move: dict) -> None:
     st["setup_votes"] = []
     if st["window"] is not None:
         st["window"]["open"] = False  # a window still open closes with no rule
-    # L-2.3: the session's first dealer, fixed by the table or drawn from the seed and the
-    # session number (session 1 used deal_rng(seed, -1))
+    # L-2.3: the session's first dealer, fixed by the table or drawn (fairness.session_dealer)
     dealer = st["fixed_dealer"]
     if dealer is None:
-        dealer = deal_rng(st["seed"], -st["session"]).randrange(n)
+        dealer = fairness.session_dealer(st, n)
     rules = st["rules"]
     st.update(
         phase="setup",

@@ -4,6 +4,7 @@ base event of L-11.7 goes through `_fire`."""
 
 from __future__ import annotations
 
+from .. import fairness
 from .legality import _illegal_reason
 from .state import _Ctx, _fire, _has_cards, _next_active, _rank, _run_length, card_key, held
 
@@ -293,6 +294,8 @@ def _end_round(ctx: _Ctx) -> None:
             "round_wins": list(st["round_wins"]),
         }
     )
+    for event in fairness.reveal(st):
+        ctx.log(event)
     limit = st["options"]["rounds"]
     if limit and st["round"] >= limit:
         best = max(st["round_wins"])
