@@ -124,12 +124,20 @@ def connect() -> None:
 
 
 class CachedTokenAuthentication(TokenAuthentication):
-    """DRF's token authentication through this cache, for the hot POSTs that only read the user
-    (a move: games.api.tables). Not for views that may save the user: the object holds only its
-    id, name and flags. An unknown token falls through to DRF's own check, for its message."""
+    """The API's token authentication (REST_FRAMEWORK's first authenticator). For a view that
+    says `token_cache = True` — the hot POSTs that only read their user, a move
+    (games.api.tables) — the token goes through this cache; every other view gets DRF's own
+    lookup and a whole user, since it may save it. An unknown token always gets DRF's check,
+    for its message."""
+
+    def authenticate(self, request):
+        view = (getattr(request, "parser_context", None) or {}).get("view")
+        self._cache = bool(getattr(view, "token_cache", False))
+        return super().authenticate(request)
 
     def authenticate_credentials(self, key):
-        user = cached(key) or lookup(key)
-        if user is not None:
-            return user, None
+        if getattr(self, "_cache", False):
+            user = cached(key) or lookup(key)
+            if user is not None:
+                return user, None
         return super().authenticate_credentials(key)

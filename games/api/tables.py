@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.tokens import CachedTokenAuthentication
 from config.errors import Invalid
 from config.schema import IDEMPOTENCY_KEY, errors
 from games import polling, selectors
@@ -285,7 +283,7 @@ class MoveInputSerializer(serializers.Serializer):
 class TableMovesApi(Idempotent, APIView):
     throttle_scope = "moves"
     # The token through the poll's cache (accounts.tokens): a move only reads its user.
-    authentication_classes = [CachedTokenAuthentication, SessionAuthentication]
+    token_cache = True
     class MoveResultSerializer(serializers.Serializer):
         version = serializers.IntegerField()
         events = serializers.ListField(child=serializers.DictField(), help_text="what the move caused, as you may see it")
