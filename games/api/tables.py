@@ -131,8 +131,8 @@ class TablesApi(Idempotent, APIView):
         seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1, help_text="staff only")
         duplicate_of = serializers.UUIDField(
             required=False,
-            help_text="staff only: a table of the same game and seat count whose seed (and fixed deck) this table "
-            "takes, so it deals the same deals in the same order (duplicate play); the seed is never shown",
+            help_text="staff only: a table of the same game and seat count whose seed (and fixed deck and first dealer) "
+            "this table takes, so it deals the same deals in the same order (duplicate play); the seed is never shown",
         )
 
         class Meta:
