@@ -91,6 +91,9 @@ def database_from_env() -> dict:
             # the pool where it would close it. Not in the Celery worker: it forks, and a
             # pool's threads do not survive a fork.
             db["CONN_MAX_AGE"] = 0
+            # Django then has the pool check a connection as it hands it out: one whose server
+            # side was ended (a restart, pg_terminate_backend) is replaced, not used for a request.
+            db["CONN_HEALTH_CHECKS"] = True
             db.setdefault("OPTIONS", {})["pool"] = {
                 "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "2")),
                 "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "20")),

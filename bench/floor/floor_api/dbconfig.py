@@ -20,6 +20,9 @@ def database_from_env() -> dict:
     db = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
     if db["ENGINE"] == "django.db.backends.postgresql" and os.environ.get("DB_POOL", "0").lower() in ("1", "true", "yes", "on"):
         db["CONN_MAX_AGE"] = 0
+        # Django then has the pool check a connection as it hands it out: one whose server
+        # side was ended (a restart, pg_terminate_backend) is replaced, not used for a request.
+        db["CONN_HEALTH_CHECKS"] = True
         db.setdefault("OPTIONS", {})["pool"] = {
             "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "2")),
             "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "20")),
