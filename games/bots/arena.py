@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import random
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ class Result:
     seats: dict[str, int] = field(default_factory=dict)
     wins: dict[str, float] = field(default_factory=dict)
     tables: list[Table] = field(default_factory=list)
+    played: int = 0  # tables played (finished or not): fewer than asked when the run was stopped
 
     def win_rate(self, level: str) -> float:
         return self.wins.get(level, 0.0) / self.seats[level] if self.seats.get(level) else 0.0
@@ -107,6 +109,12 @@ def play_table(game: str, levels: list[str], options: dict, seed: int, max_moves
     return [players[s] for s in winners], moves, state
 
 
+def _child() -> None:
+    """A table-playing process: signals are the parent's business (it ends the pool)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _one(job: tuple) -> tuple[int, list[str], list[int], int, list[list[int]], list[list[int]]]:
     game, levels, players, options, seed, max_moves, table_no = job
     table_levels = seat_levels(levels, players, table_no)
@@ -132,14 +140,16 @@ def run(
     max_moves: int = 20000,
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
+    stop: Callable[[], bool] | None = None,
 ) -> Result:
     """`tables` tables; with `jobs` > 1 in that many processes (the same tables and results
-    as one process: each table's seed depends on its number only)."""
+    as one process: each table's seed depends on its number only). `stop()`, asked after each
+    table, ends the run early: the result then counts the tables played so far (`played`)."""
     result = Result()
     started = time.perf_counter()
     work = [(game, levels, players, options or {}, seed, max_moves, t) for t in range(tables)]
     if jobs > 1:
-        pool = multiprocessing.get_context("fork").Pool(jobs)
+        pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_child)
         outcomes = pool.imap(_one, work)
     else:
         pool = None
@@ -161,11 +171,14 @@ def run(
                 for level, share in shares.items():
                     result.wins[level] = result.wins.get(level, 0.0) + share
                 result.tables.append(Table(levels=table_levels, wins=shares, places=places, teams=teams))
+            result.played = done
             if progress:
                 progress(done, tables)
+            if stop is not None and stop() and done < tables:
+                break
     finally:
         if pool is not None:
-            pool.close()
+            pool.terminate()
             pool.join()
     result.seconds = time.perf_counter() - started
     return result

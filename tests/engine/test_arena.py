@@ -69,3 +69,10 @@ def test_simulate_states_its_verdict_and_rates_the_levels():
     rows = {line.split()[0]: line.split() for line in text.splitlines()[-3:-1]}
     assert rows["easy"][4:6] == ["4", "4"] and rows["random"][4:6] == ["4", "0"]  # games, wins
     assert int(rows["easy"][1]) > int(rows["random"][1])  # the display rating
+
+
+def test_a_stopped_run_reports_the_tables_played_so_far():
+    played = []
+    result = run(game="lopti", levels=["random", "easy"], players=2, tables=10, options={"rounds": 1},
+                 progress=lambda done, total: played.append(done), stop=lambda: len(played) >= 3)
+    assert result.played == 3 and result.games + result.unfinished == 3 and len(result.tables) == result.games

@@ -11,6 +11,7 @@ same model, finishing order and sides), each level one shared account as bot sea
 order the tables were played, and writes nothing."""
 
 import json
+import signal
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
@@ -63,8 +64,17 @@ class Command(BaseCommand):
                 sys.stderr.write("\n")
             sys.stderr.flush()
 
-        result = run(game=game, levels=level_list, players=players, tables=tables, options=parsed, seed=seed,
-                     max_moves=max_moves, progress=progress, jobs=max(1, jobs))
+        # SIGTERM ends a long run early and still reports the tables played so far (the
+        # benchmark under a deadline states what it reached).
+        stopping = []
+        previous = signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+        try:
+            result = run(game=game, levels=level_list, players=players, tables=tables, options=parsed, seed=seed,
+                         max_moves=max_moves, progress=progress, jobs=max(1, jobs), stop=lambda: bool(stopping))
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        if result.played < tables:
+            self.stdout.write(f"STOPPED (SIGTERM) after {result.played} of {tables} tables")
         self.stdout.write(f"{game}: {result.games} finished tables ({result.unfinished} unfinished), {players} players, "
                           f"levels {','.join(level_list)}, options {json.dumps(parsed)}, seed {seed}")
         self.stdout.write(f"{'level':8} {'seats':>6} {'wins':>8} {'win rate':>9}  95% interval")
