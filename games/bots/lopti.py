@@ -346,18 +346,8 @@ def _search(view: dict, candidates: list[dict], rng: random.Random) -> dict:
     )
 
 
-def _select(scores: list[list[float]]) -> int:
-    """`candidates[0]` (easy's choice) unless another beats it clearly: by MARGIN on average and
-    by CONFIDENCE standard errors of the paired differences (the same deals for every
-    candidate), so that sampling noise alone does not pick a worse move."""
-    best, best_mean = 0, 0.0
-    for i in range(1, len(scores)):
-        diffs = [a - b for a, b in zip(scores[i], scores[0], strict=True)]
-        mean = sum(diffs) / len(diffs)
-        var = sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)
-        if mean > max(MARGIN, best_mean) and mean > CONFIDENCE * (var / len(diffs)) ** 0.5:
-            best, best_mean = i, mean
-    return best
+# `candidates[0]` (easy's choice) unless another beats it clearly (search.keep_default_unless).
+_select = search.keep_default_unless(MARGIN, CONFIDENCE)
 
 
 def determinize(view: dict, rng: random.Random) -> dict:

@@ -11,21 +11,27 @@ Both policies see only `view = engine.view(state, seat)` and return one of
   Deterministic: `rng` is not used.
 - `hard`: determinized (information-set) Monte Carlo through the shared search
   (`games.bots.search.best_move`). Each determinization is the engine's `determinize` of the
-  view (the cards the seat cannot see dealt to the other seats with their public card counts);
+  view (the cards the seat cannot see dealt to the other seats with their public card counts),
+  less the cards the bot saw played earlier in the hand: it reads the table's history (the
+  move log's events as its seat sees them; every play is public, P-8), as a player remembers;
   the rest of the hand is played out with the engine's unchecked `step` and `easy` for every
   seat, once per candidate move (common random numbers: every candidate is scored on the same
-  deals), and stops once this seat's place is known. The move with the best average finishing
-  place wins; ties go to `easy`'s choice. Budget: one
+  deals), and stops once this seat's place is known. The score is minus the place with
+  FIRST_BONUS more for going out first (the table's winner is the one who leads on points, and
+  first place is worth the most of them; a one-hand game is won by going out first); `easy`'s
+  choice is kept unless another move beats it clearly (MARGIN, CONFIDENCE). The other seats'
+  hands are dealt to agree with how they played the hand, if they decide like `easy` (the
+  playouts' model of every seat): a pass, a lead and a follow each rule hands out. Budget: one
   candidate per (rank, size) (suits never matter), at most MAX_CANDIDATES; DETERMINIZATIONS
   playouts per candidate, cut so that a decision makes at most PLAYOUT_BUDGET playouts and
   CARD_BUDGET / (cards in hands) of them (early playouts are longer), but never fewer than
   MIN_DETERMINIZATIONS per candidate. A move that goes out is played at once; the exchange
   uses `easy` (the other hands before the trade are not worth sampling).
 
-Limitation: the view shows the current trick and the last trick only, so the cards played in
-earlier tricks of the hand are unknown. `determinize` deals the other seats their exact card counts
-out of every card it has not seen (its hand and the visible tricks removed); a card that was
-played earlier may therefore be dealt to an opponent in a determinization. What the exchange
+The view shows the current trick and the last trick only; the cards played in earlier tricks
+of the hand come from the history. Without one (a caller that has none) `determinize` deals the
+other seats their exact card counts out of every card the view has not shown, so a card
+played earlier may be dealt to an opponent in a determinization. What the exchange
 reveals is used: a card this seat gave is placed with its receiver (with the chance that the
 receiver still holds it), and a seat that had to give its highest card(s) to this seat holds
 nothing higher.
@@ -35,7 +41,7 @@ from __future__ import annotations
 
 import random
 
-from games.bots.search import Budget, best_move
+from games.bots.search import Budget, best_move, keep_default_unless
 from games.engine import cards
 from games.engine.president import GAME as ENGINE
 from games.engine.president import (
@@ -61,6 +67,13 @@ PLAYOUT_BUDGET = 212  # playouts per decision in all (candidates x determinizati
 CARD_BUDGET = 6400  # ... and at most this many divided by the cards still in hands (a playout's
 #                    length), so that an early move of a long hand costs about a late one
 MAX_CANDIDATES = 8  # candidate moves searched (easy's choice always among them)
+FIRST_BONUS = 2.0  # added to a playout's score (minus the place) when this seat went out first
+# Another move replaces easy's only when it scores better on average by MARGIN and by CONFIDENCE
+# standard errors of the paired differences: with 10-50 playouts a candidate, noise alone
+# would otherwise often pick a worse move (Lopti's hard bot does the same).
+MARGIN = 0.05
+CONFIDENCE = 1.0
+_select = keep_default_unless(MARGIN, CONFIDENCE)
 
 # --- the easy bot's thresholds (tuned against a play-the-lowest-beat bot) ---------------------
 CONTROL = ORDER.index("A")  # strength from which a card is kept for control (A, 2, joker)
@@ -243,7 +256,169 @@ def _easy_follow(ctx: _Ctx, legal: list[dict]) -> dict:
 
 
 # --- hard ------------------------------------------------------------------------------------
-def hard(view: dict, rng: random.Random) -> dict:
+def played_this_hand(history: list[dict] | None) -> set[str]:
+    """The cards played since the hand's deal, from the table's events (as this seat sees
+    them: plays are public). The first hand's deal is not an event: then every play counts."""
+    played: set[str] = set()
+    for event in reversed(history or ()):
+        if event.get("type") == "deal":
+            break
+        if event.get("type") == "play":
+            played.update(event["cards"])
+    return played
+
+
+# One piece of evidence: (seat, what it did: "pass" | "lead" | "follow", the standing play's
+# strength and size (None for a lead), the rank and size it played (None for a pass), the cards
+# the seat played from then on (its hand then is its hand now plus those)).
+Evidence = tuple[int, str, tuple[int, int] | None, tuple[str, int] | None, list[str]]
+
+
+def _evidence(history: list[dict] | None) -> list[Evidence]:
+    """What the other seats' decisions in this hand say about their hands, for players that
+    decide like `easy` (the search's model of every seat) without variations. [] when a
+    revolution makes the order move."""
+    events = []
+    for event in reversed(history or ()):
+        if event.get("type") == "deal":
+            break
+        events.append(event)
+    events.reverse()
+    standing = None
+    acts: list[tuple[int, int, str, tuple | None, tuple | None]] = []
+    plays: list[tuple[int, int, list[str]]] = []
+    for i, event in enumerate(events):
+        kind = event.get("type")
+        if kind == "revolution":
+            return []
+        if kind == "play":
+            rank = _RANK[event["cards"][0]]
+            acts.append((i, event["seat"], "follow" if standing else "lead", standing, (rank, len(event["cards"]))))
+            standing = (_STRENGTH[False][rank], len(event["cards"]))
+            plays.append((i, event["seat"], event["cards"]))
+        elif kind == "trick_end":
+            standing = None
+        elif kind == "pass" and standing is not None:
+            acts.append((i, event["seat"], "pass", standing, None))
+    return [(seat, kind, standing, played, [c for j, s, cs in plays if s == seat and j >= i for c in cs])
+            for i, seat, kind, standing, played in acts]
+
+
+def _pass_evidence(history: list[dict] | None) -> list[Evidence]:
+    return [e for e in _evidence(history) if e[1] == "pass"]
+
+
+def _consistent(counts: dict[str, int], kind: str, standing, played) -> bool:
+    """Whether `easy` holding `counts` (per rank) could have made that decision (standard order,
+    no variations): the constraints its rules imply, and only those that always hold."""
+    strength = _STRENGTH[False]
+    ordinary = [(strength[r], n) for r, n in counts.items() if strength[r] < CONTROL]
+    if sum(counts.values()) == (played[1] if played else -1):
+        return True  # went out: easy always does
+    if kind == "lead":
+        rank, size = played
+        if strength[rank] >= CONTROL or sum(counts.values()) < 6:
+            return True  # the late leads (unbeatable sets first) are not modelled
+        if counts.get(rank, 0) != size:
+            return False  # a lead is a whole set
+        lowest = min(v for v, _ in ordinary)
+        lowest_set = min((v for v, n in ordinary if n > 1), default=None)
+        if size == 1:
+            # The lowest ordinary rank, unless a set came within LEAD_SET_WINDOW of it.
+            return strength[rank] == lowest and (lowest_set is None or lowest_set > lowest + LEAD_SET_WINDOW)
+        return strength[rank] == lowest_set and strength[rank] <= lowest + LEAD_SET_WINDOW
+    above, size = standing
+    exact = [v for v, n in ordinary if v > above and n == size]
+    if kind == "pass":
+        return not exact  # easy beats with a whole ordinary set whenever it holds one
+    rank, played_size = played
+    if strength[rank] >= CONTROL:
+        # Spending control: no ordinary set could beat, whole or broken.
+        return not any(v > above and n >= size for v, n in ordinary)
+    if counts.get(rank, 0) == played_size:
+        return not [v for v in exact if v < strength[rank]]  # the cheapest whole set
+    return not exact  # broke a set: no whole one could beat
+
+
+def _counts(hand, later) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for c in hand:
+        counts[_RANK[c]] = counts.get(_RANK[c], 0) + 1
+    for c in later:
+        counts[_RANK[c]] = counts.get(_RANK[c], 0) + 1
+    return counts
+
+
+def _fits(evidence: list[Evidence], me: int):
+    """accept(sample): the sampled hands agree with the other seats' decisions."""
+
+    def accept(sample: dict) -> bool:
+        return all(_consistent(_counts(sample["hands"][seat], later), kind, standing, played)
+                   for seat, kind, standing, played, later in evidence if seat != me)
+
+    return accept
+
+
+REDEAL_TRIES = 30  # draws of one seat's hand before keeping the one that fits best
+
+
+def _refiner(evidence: list[Evidence], me: int):
+    """refine(sample, rng) for the search: the other seats' hands of a determinization dealt
+    again, seat by seat (the most watched first), each drawn until it agrees with that seat's
+    decisions in the hand, at most REDEAL_TRIES times, keeping the draw that contradicts the
+    fewest of them. Only for a sample whose other hands are exactly the cards not seen played
+    (the history told every play)."""
+    by_seat: dict[int, list[Evidence]] = {}
+    for e in evidence:
+        if e[0] != me:
+            by_seat.setdefault(e[0], []).append(e)
+    order = sorted(by_seat, key=lambda s: -len(by_seat[s]))
+
+    # The counts of the cards each decision's seat played from then on, once.
+    checks = {seat: [(kind, standing, played, _counts((), later)) for _, kind, standing, played, later in items]
+              for seat, items in by_seat.items()}
+
+    def misfits(seat: int, hand: list[str]) -> int:
+        now = _counts(hand, ())
+        wrong = 0
+        for kind, standing, played, later in checks[seat]:
+            counts = dict(now)
+            for rank, n in later.items():
+                counts[rank] = counts.get(rank, 0) + n
+            wrong += not _consistent(counts, kind, standing, played)
+        return wrong
+
+    def refine(sample: dict, rng: random.Random) -> dict:
+        hands = sample["hands"]
+        others = [s for s in range(len(hands)) if s != me]
+        pool = [c for s in others for c in hands[s]]
+        new: dict[int, list[str]] = {}
+        for seat in order:
+            need = len(hands[seat])
+            hand = rng.sample(pool, need)
+            worst = misfits(seat, hand)
+            for _ in range(REDEAL_TRIES - 1):
+                if not worst:
+                    break
+                other = rng.sample(pool, need)
+                wrong = misfits(seat, other)
+                if wrong < worst:
+                    hand, worst = other, wrong
+            new[seat] = hand
+            taken = set(hand)
+            pool = [c for c in pool if c not in taken]
+        rng.shuffle(pool)
+        for seat in others:
+            if seat not in new:
+                new[seat], pool = pool[: len(hands[seat])], pool[len(hands[seat]):]
+        for seat, hand in new.items():
+            hands[seat] = sorted(hand, key=card_key)
+        return sample
+
+    return refine
+
+
+def hard(view: dict, rng: random.Random, history: list[dict] | None = None) -> dict:
     legal = view["legal_moves"]
     if len(legal) == 1:
         return legal[0]
@@ -268,13 +443,30 @@ def hard(view: dict, rng: random.Random) -> dict:
         return place_in_hand(state, player, hand_no) is not None  # went out, or the hand ended
 
     def score(state: dict, seat: int) -> float:
-        """Minus this seat's finishing place in the hand."""
+        """Minus this seat's finishing place in the hand, FIRST_BONUS more for the first."""
         place = place_in_hand(state, player, hand_no)
-        return -float(worst if place is None else place)
+        if place is None:
+            return -float(worst)
+        return -float(place) + (FIRST_BONUS if place == 1 else 0.0)
 
+    # Cards seen played earlier in the hand are in nobody's hand (weight 0 for `determinize`).
+    prior = dict.fromkeys(played_this_hand(history), 0.0) or None
+    # Inference: the other seats' hands are dealt so that they agree with how those seats
+    # played this hand (if they play like `easy`; standard order only, since the variations
+    # change what beats what; not after an exchange, whose cards determinize places).
+    refine = None
+    public = view["public"]
+    if history is not None and not public["variations"] and not public["revolution"] and not public["exchange"]["done"]:
+        evidence = _evidence(history)
+        if evidence:
+            refine = _refiner(evidence, view["you"]["seat"])
     return best_move(
-        ENGINE, view, candidates, policy=_policy, score=score, budget=Budget(samples=per), rng=rng, stop=done
+        ENGINE, view, candidates, policy=_policy, score=score, budget=Budget(samples=per), rng=rng, stop=done,
+        prior=prior, refine=refine, select=_select,
     )
+
+
+hard.wants_history = True
 
 
 def _policy(state: dict, seat: int, rng: random.Random) -> dict:

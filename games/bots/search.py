@@ -67,6 +67,7 @@ def best_move(
     prior=None,
     stop: Stop | None = None,
     select=None,
+    refine: Callable[[dict, random.Random], dict] | None = None,
 ) -> dict:
     """The candidate with the best total score over `budget.samples` determinizations of
     `view` (the searching seat is `view["you"]["seat"]`). Each sample plays every candidate
@@ -74,13 +75,17 @@ def best_move(
 
     Optional: `stop(state)` ends a playout early (see `playout`); `select(scores)` picks the
     candidate's index from the per-sample scores (`scores[i][k]`: candidate i on sample k),
-    e.g. to keep the default unless another is clearly better; by default the best total."""
+    e.g. to keep the default unless another is clearly better; by default the best total.
+    `refine(sample, rng)` (inference): turns each determinization into one that also agrees
+    with what the other seats' play revealed (President: re-deals their hands)."""
     if len(candidates) == 1:
         return candidates[0]
     me = view["you"]["seat"]
     scores: list[list[float]] = [[] for _ in candidates]
     for _ in range(budget.samples):
         sample = engine.determinize(view, rng, prior)
+        if refine is not None:
+            sample = refine(sample, rng)
         seed = rng.randrange(1 << 30)
         for i, move in enumerate(candidates):
             after, _ = engine.step(sample, me, move)
@@ -91,3 +96,22 @@ def best_move(
     totals = [sum(s) for s in scores]
     best = max(range(len(candidates)), key=lambda i: (round(totals[i], 9), -i))
     return candidates[best]
+
+
+def keep_default_unless(margin: float, confidence: float) -> Callable[[list[list[float]]], int]:
+    """A `select` for `best_move`: `candidates[0]` (the caller's default, e.g. easy's choice)
+    unless another beats it clearly: by `margin` on average and by `confidence` standard errors
+    of the paired differences (the same deals for every candidate), so that sampling noise
+    alone does not pick a worse move."""
+
+    def select(scores: list[list[float]]) -> int:
+        best, best_mean = 0, 0.0
+        for i in range(1, len(scores)):
+            diffs = [a - b for a, b in zip(scores[i], scores[0], strict=True)]
+            mean = sum(diffs) / len(diffs)
+            var = sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)
+            if mean > max(margin, best_mean) and mean > confidence * (var / len(diffs)) ** 0.5:
+                best, best_mean = i, mean
+        return best
+
+    return select

@@ -657,7 +657,9 @@ def determinize(view: dict, rng, prior: dict | None = None) -> dict:
     What the exchange told the seat is used (P-3): a card it gave is with its receiver unless
     it was played since (chance: the receiver's cards left over those it was dealt), and a
     seat that had to give it its highest card(s) holds nothing higher. `prior` (optional):
-    {card: weight > 0}, how likely an unseen card is to be still in a hand (default 1).
+    {card: weight >= 0}, how likely an unseen card is to be still in a hand (default 1); a
+    weight of 0 says the card is in no hand (a bot that read the move log saw it played in an
+    earlier trick of this hand, P-8: every play is public).
     The seed is sampled too (it decides later deals), and `overtime` (not shown) is read as
     "a total has reached the target" (P-7).
     """
@@ -668,6 +670,13 @@ def determinize(view: dict, rng, prior: dict | None = None) -> dict:
     hand = list(you["hand"])
     seen = set(hand) | visible_played(public)
     unknown = [c for c in view_deck(view) if c not in seen]
+    if prior:
+        gone = [c for c in unknown if prior.get(c, 1.0) <= 0]
+        # Only as many as earlier tricks can hold: a prior that claims more is not this hand's.
+        if gone and len(unknown) - len(gone) >= sum(counts[s] for s in range(n) if s != me):
+            gone_set = set(gone)
+            unknown = [c for c in unknown if c not in gone_set]
+        prior = {c: w for c, w in prior.items() if w > 0} or None
     _shuffle(unknown, rng, prior)
     hands: list[list[str]] = [[] for _ in range(n)]
     hands[me] = hand

@@ -98,8 +98,15 @@ def _bot_decision(table_id, version: int | None) -> tuple[int, int, dict] | None
     if seat is None:
         return None
     level = rows[seat].bot_level or "easy"
-    # The bot sees only its seat's view.
-    move = bots.choose_move(table.game, level, engine.view(table.state, seat), random.Random(secrets.randbits(64)))
+    # The bot sees only its seat's view, and (the bots that remember) the table's events as
+    # its seat may see them: what a player there could read in the move log.
+    history = None
+    if bots.wants_history(table.game, level):
+        history = [engine.view_event(e, seat)
+                   for events in Move.objects.filter(table=table).order_by("seq").values_list("events", flat=True)
+                   for e in events]
+    move = bots.choose_move(table.game, level, engine.view(table.state, seat), random.Random(secrets.randbits(64)),
+                            history=history)
     return table.version, seat, move
 
 

@@ -72,6 +72,22 @@ def _merge(user_ids: list[int], results: list[tuple[float, float]]) -> dict[int,
     return {uid: (acc[0] / acc[2], acc[1] / acc[2]) for uid, acc in sums.items()}
 
 
+def match(current: dict, places: list[list[int]], teams: list[list[int]], account) -> tuple[dict, list[int], list]:
+    """One rated match, in memory: `current` maps each account to its (mu, sigma), `places` is
+    the finishing order (seats, best first, ties grouped), `teams` the sides (lists of seats) and
+    `account(seat)` the account of a seat. Returns ({account: (mu, sigma) after}, the place of
+    each team, the (team, account) of each seat). `record_finished` stores it; `simulate
+    --rated` rates bot-only tables with it, writing nothing."""
+    place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
+    entrants = []  # (team, account) per seat
+    team_places = []
+    for team_index, seats in enumerate(teams):
+        team_places.append(min(place_of[s] for s in seats))
+        entrants += [(team_index, account(s)) for s in seats]
+    results = _rate([(team, *current[key]) for team, key in entrants], team_places)
+    return _merge([key for _, key in entrants], results), team_places, entrants
+
+
 def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams: list[list[int]]) -> bool:
     """Under the table lock, in the transaction that finished the table: update the ratings
     of its players. `rows` maps current seats to seat rows; `places` is the engine's finishing
@@ -79,13 +95,7 @@ def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams:
     partnerships). Returns whether the table was rated."""
     if not is_rated(table, rows) or not places:
         return False
-    place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
-    entrants = []  # (team, user_id) per seat
-    team_places = []
-    for team_index, seats in enumerate(teams):
-        team_places.append(min(place_of[s] for s in seats))
-        entrants += [(team_index, rows[s].user_id) for s in seats]
-    user_ids = sorted({uid for _, uid in entrants})
+    user_ids = sorted({rows[s].user_id for side in teams for s in side})
     try:
         with transaction.atomic():
             rated = RatedTable.objects.create(table=table, game=table.game)
@@ -97,8 +107,9 @@ def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams:
             defaults={"mu": DEFAULT_MU, "sigma": DEFAULT_SIGMA, "rating": display(DEFAULT_MU, DEFAULT_SIGMA)},
         )
     current = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=user_ids, game=table.game).order_by("pk")}
-    results = _rate([(team, current[uid].mu, current[uid].sigma) for team, uid in entrants], team_places)
-    merged = _merge([uid for _, uid in entrants], results)
+    merged, team_places, entrants = match(
+        {uid: (r.mu, r.sigma) for uid, r in current.items()}, places, teams, lambda s: rows[s].user_id
+    )
     won = {uid for team, uid in entrants if team_places[team] == 1}
     RatingHistory.objects.bulk_create(
         [

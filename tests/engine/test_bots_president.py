@@ -369,3 +369,80 @@ def test_the_bot_uses_no_private_name_of_the_engine():
         and node.attr.startswith("_")
     ]
     assert private == []
+
+
+# --- the hard bot's memory and inference (issue 15.5) -----------------------------------------
+def played_everywhere_but(hands: dict[int, list[str]]) -> list[dict]:
+    """A history in which every card not in `hands` was played in earlier tricks of the hand."""
+    held = {c for h in hands.values() for c in h}
+    gone = [c for c in cards.standard_deck() if c not in held]
+    return [{"type": "play", "seat": 1 + i % 3, "cards": [c], "rank": c[:-1]} for i, c in enumerate(gone)]
+
+
+def test_hard_leads_the_king_nothing_left_can_beat_where_easy_leads_its_low_card():
+    # Seat 0 leads with K and 5; every A and 2 was played earlier in the hand (the history
+    # says so, the view does not). Leading the king wins the trick, then the 5 goes out
+    # first; leading the 5 lets an opponent beat it and go out with its last card.
+    hands = {0: ["KS", "5H"], 1: ["3C"], 2: ["4D"], 3: ["6S"]}
+    state = with_hands(start(n=4, dealer=3), hands)
+    view = view_of(state, 0)
+    history = played_everywhere_but(hands)
+    assert cards_of(bots.easy(view, random.Random(0))) == ["5H"]
+    for seed in range(3):
+        assert cards_of(bots.hard(view, random.Random(seed), history=history)) == ["KS"]
+
+
+def test_played_this_hand_counts_the_plays_since_the_deal():
+    history = [
+        {"type": "play", "seat": 1, "cards": ["4C"], "rank": "4"},
+        {"type": "deal", "hand": 2, "dealer": 1, "card_counts": [13, 13, 13, 13]},
+        {"type": "play", "seat": 2, "cards": ["9C", "9D"], "rank": "9"},
+        {"type": "pass", "seat": 3},
+        {"type": "play", "seat": 0, "cards": ["JH", "JS"], "rank": "J"},
+    ]
+    assert bots.played_this_hand(history) == {"9C", "9D", "JH", "JS"}
+    assert bots.played_this_hand(history[:1]) == {"4C"}  # the first hand's deal is no event
+    assert bots.played_this_hand(None) == set()
+
+
+def test_a_card_seen_played_is_never_dealt_to_another_seat():
+    hands = {0: ["KS", "5H"], 1: ["3C", "7C"], 2: ["4D"], 3: ["6S", "8H", "9H"]}
+    state = with_hands(start(n=4, dealer=3), hands)
+    view = view_of(state, 0)
+    played = {c for e in played_everywhere_but(hands) for c in e["cards"]}
+    rng = random.Random(3)
+    blind = [G.determinize(view, rng) for _ in range(30)]
+    assert any(set(h) & played for s in blind for h in s["hands"][1:]), "without memory, played cards get dealt"
+    for _ in range(30):
+        sample = G.determinize(view, rng, dict.fromkeys(played, 0.0))
+        dealt = {c for h in sample["hands"][1:] for c in h}
+        assert not dealt & played
+        assert [len(h) for h in sample["hands"]] == [2, 2, 1, 3]
+
+
+def test_a_deal_that_contradicts_a_pass_is_refused():
+    # Seat 1 passed on a single 7 (easy beats with a whole ordinary set whenever it holds one).
+    history = [
+        {"type": "play", "seat": 0, "cards": ["7C"], "rank": "7"},
+        {"type": "pass", "seat": 1},
+        {"type": "play", "seat": 2, "cards": ["9D"], "rank": "9"},
+        {"type": "trick_end", "winner": 2, "leader": 2},
+        {"type": "play", "seat": 1, "cards": ["3H"], "rank": "3"},
+    ]
+    accept = bots._fits(bots._pass_evidence(history), me=0)
+
+    def sample(hand_1):
+        return {"hands": [["KS"], hand_1, ["4D"], ["6S"]]}
+
+    assert not accept(sample(["8S"]))  # a single 8 would have beaten the 7
+    assert not accept(sample(["QH", "4C"]))
+    assert accept(sample(["8S", "8H"]))  # a pair: easy does not break it early
+    assert accept(sample(["AS", "4C"]))  # control cards are kept
+    assert accept(sample(["5S", "6C"]))  # nothing above the 7
+    # The 3 it led later was in its hand when it passed: a single 3 is below the 7 anyway; a
+    # 9 played later by seat 1 would count (it held it then).
+    later = history + [{"type": "trick_end", "winner": 1, "leader": 1},
+                       {"type": "play", "seat": 1, "cards": ["9S"], "rank": "9"}]
+    assert not bots._fits(bots._pass_evidence(later), me=0)(sample(["5S"]))
+    # A revolution changes the order: no evidence is drawn.
+    assert bots._pass_evidence(history + [{"type": "revolution", "active": True}]) == []

@@ -32,11 +32,11 @@ def recording_policy(monkeypatch, during=None):
     seen = []
     real = automation.bots.choose_move
 
-    def choose(game, level, view, rng):
+    def choose(game, level, view, rng, history=None):
         seen.append(connection.in_atomic_block)
         if during is not None:
             during(len(seen))
-        return real(game, level, view, rng)
+        return real(game, level, view, rng, history=history)
 
     monkeypatch.setattr(automation.bots, "choose_move", choose)
     return seen
@@ -98,3 +98,26 @@ def test_a_decision_that_stays_stale_is_given_up_quietly(bot_table, monkeypatch)
     assert not automation.table_bot_step(table_id=bot_table.pk, version=bot_table.version)
     assert len(seen) == automation.BOT_TRIES
     assert bot_moves(bot_table) == 0
+
+
+def test_a_bot_that_remembers_gets_the_tables_events_as_its_seat_sees_them(make_user, monkeypatch):
+    # The hard President bot counts the cards played in the hand (every play is public, P-8):
+    # the server gives it the move log's events, projected for its seat, nothing more.
+    histories = []
+    real = automation.bots.choose_move
+
+    def choose(game, level, view, rng, history=None):
+        histories.append((level, view["you"]["seat"], history))
+        return real(game, level, view, rng, history=history)
+
+    monkeypatch.setattr(automation.bots, "choose_move", choose)
+    table, users = start_table(make_user, n=4, bots=3, level="hard", options={"hands": 1}, turn_timeout=0,
+                               first_dealer=0)
+    assert histories, "the bots moved before the human's turn"
+    level, seat, history = histories[-1]
+    engine = automation.engine_for(table)
+    logged = [e for events in Move.objects.filter(table=table).order_by("seq").values_list("events", flat=True)
+              for e in events]
+    assert level == "hard" and history == [engine.view_event(e, seat) for e in logged[: len(history)]]
+    assert [e for e in history if e["type"] == "play"], "the plays before this decision are in it"
+    assert not any("secret" in e or "secret_to" in e for e in history)

@@ -1,7 +1,17 @@
 """Bots play N tables of a game against each other (pure engines, no database) and the
-command prints win rates per level with 95 % intervals and moves per second."""
+command prints win rates per level with 95 % intervals and moves per second; with two levels,
+the difference of their win rates per seat with its 95 % interval and whether the last level
+beats the first by at least `--margin` with 95 % confidence (the benchmark's verdict); with
+`--rated`, the ratings each level's shared account would have after these tables.
+
+`--rated` (issue 15.5): the service rates a table only with at least two human seats
+(games/services/ratings.py `is_rated`), so a bot-only table is never rated in the database.
+The command rates its tables in memory with the service's own update (`ratings.match`: the
+same model, finishing order and sides), each level one shared account as bot seats are, in the
+order the tables were played, and writes nothing."""
 
 import json
+import signal
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
@@ -10,6 +20,7 @@ from games.bots import LEVELS
 from games.bots.arena import run
 from games.engine import registry
 from games.engine.base import EngineError
+from games.services import ratings
 
 
 class Command(BaseCommand):
@@ -23,8 +34,12 @@ class Command(BaseCommand):
         parser.add_argument("--options", default="{}", help="table options as JSON")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--max-moves", type=int, default=20000, help="a table still running after this is counted unfinished")
+        parser.add_argument("--jobs", type=int, default=1, help="processes playing tables (the results do not depend on it)")
+        parser.add_argument("--margin", type=float, default=0.08,
+                            help="with two levels: the lead in win rate per seat the last level must have over the first")
+        parser.add_argument("--rated", action="store_true", help="rate the tables, each level one shared account")
 
-    def handle(self, *args, game, tables, players, levels, options, seed, max_moves, **kwargs):
+    def handle(self, *args, game, tables, players, levels, options, seed, max_moves, jobs, margin, rated, **kwargs):
         engine = registry.get(game)
         players = players or engine.min_players
         level_list = [lv.strip() for lv in levels.split(",") if lv.strip()]
@@ -49,8 +64,17 @@ class Command(BaseCommand):
                 sys.stderr.write("\n")
             sys.stderr.flush()
 
-        result = run(game=game, levels=level_list, players=players, tables=tables, options=parsed, seed=seed,
-                     max_moves=max_moves, progress=progress)
+        # SIGTERM ends a long run early and still reports the tables played so far (the
+        # benchmark under a deadline states what it reached).
+        stopping = []
+        previous = signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+        try:
+            result = run(game=game, levels=level_list, players=players, tables=tables, options=parsed, seed=seed,
+                         max_moves=max_moves, progress=progress, jobs=max(1, jobs), stop=lambda: bool(stopping))
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        if result.played < tables:
+            self.stdout.write(f"STOPPED (SIGTERM) after {result.played} of {tables} tables")
         self.stdout.write(f"{game}: {result.games} finished tables ({result.unfinished} unfinished), {players} players, "
                           f"levels {','.join(level_list)}, options {json.dumps(parsed)}, seed {seed}")
         self.stdout.write(f"{'level':8} {'seats':>6} {'wins':>8} {'win rate':>9}  95% interval")
@@ -58,5 +82,32 @@ class Command(BaseCommand):
             low, high = result.interval(level)
             self.stdout.write(f"{level:8} {result.seats.get(level, 0):6d} {result.wins.get(level, 0):8.1f} "
                               f"{result.win_rate(level):9.3f}  [{low:.3f}, {high:.3f}]")
+        distinct = list(dict.fromkeys(level_list))
+        if len(distinct) == 2:
+            worse, better = distinct
+            d, low, high = result.difference(better, worse)
+            verdict = "yes" if low >= margin else "no"
+            self.stdout.write(f"{better} - {worse}: {d:+.3f} per seat, 95% interval [{low:+.3f}, {high:+.3f}]; "
+                              f"lead >= {margin:.2f} with 95% confidence (interval above it): {verdict}")
+        if rated:
+            self._ratings(result, distinct)
         rate = result.moves / result.seconds if result.seconds else 0.0
         self.stdout.write(f"{result.moves} moves in {result.seconds:.1f} s: {rate:.0f} moves/s")
+
+    def _ratings(self, result, levels):
+        current = {level: (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA) for level in levels}
+        games = dict.fromkeys(levels, 0)
+        wins = dict.fromkeys(levels, 0)
+        for table in result.tables:
+            merged, team_places, entrants = ratings.match(current, table.places, table.teams,
+                                                          lambda player, t=table: t.levels[player])
+            current.update(merged)
+            for level in merged:
+                games[level] += 1
+            wins.update({level: wins[level] + 1 for level in {lv for team, lv in entrants if team_places[team] == 1}})
+        self.stdout.write(f"ratings after {len(result.tables)} rated tables (each level one account, "
+                          f"display = 1000 + 40 (mu - 3 sigma)):")
+        self.stdout.write(f"{'level':8} {'rating':>6} {'mu':>7} {'sigma':>6} {'games':>6} {'wins':>6}")
+        for level in levels:
+            mu, sigma = current[level]
+            self.stdout.write(f"{level:8} {ratings.display(mu, sigma):6d} {mu:7.2f} {sigma:6.2f} {games[level]:6d} {wins[level]:6d}")
