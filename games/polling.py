@@ -146,24 +146,25 @@ def _state(table_id: str, user) -> dict | None:
 view = sync_to_async(selectors.state_view, thread_sensitive=False)
 # Per event loop: the table read in flight, shared by every waiter of the table woken by the
 # same change (one database read per change and process, not one per waiter).
-_reads: dict[str, asyncio.Future] = {}
+_reads: dict[tuple[int, str], asyncio.Future] = {}
 
 
 async def shared_table(table_id: str, at_least: int):
     """The table at version `at_least` or later, from a read in flight if there is one."""
     table = None
+    key = (id(asyncio.get_running_loop()), table_id)  # a future belongs to its loop
     for _ in range(3):
-        future = _reads.get(table_id)
+        future = _reads.get(key)
         if future is None:
             future = asyncio.ensure_future(run_db(read_table)(table_id))
-            _reads[table_id] = future
-            future.add_done_callback(lambda f, key=table_id: _reads.pop(key, None) if _reads.get(key) is f else None)
+            _reads[key] = future
+            future.add_done_callback(lambda f, key=key: _reads.pop(key, None) if _reads.get(key) is f else None)
         table = await asyncio.shield(future)
         # A read that began before the change that woke us may miss it: read again.
         if table is None or table.version >= at_least:
             return table
-        if _reads.get(table_id) is future:
-            _reads.pop(table_id, None)
+        if _reads.get(key) is future:
+            _reads.pop(key, None)
     return table
 
 
