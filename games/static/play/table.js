@@ -267,8 +267,10 @@
           seat === state.turn ? " — to act" : "",
           el("span", { class: "facts" }, facts.join(" · ")),
         );
-        if (row.face_up && row.face_up.length) {
-          item.append(el("div", { class: "cards small", "aria-label": "face-up cards" }, "Face up: ", row.face_up.map(cardSpan)));
+        // A face-up position is null once its card left it (L-8.1: picked up with an empty hand).
+        const faceUp = (row.face_up || []).filter((code) => code);
+        if (faceUp.length) {
+          item.append(el("div", { class: "cards small", "aria-label": "face-up cards" }, "Face up: ", faceUp.map(cardSpan)));
         }
         if (row.face_down_positions && row.face_down_positions.length) {
           item.append(el("div", { class: "facts" }, `Face down: ${row.face_down_positions.length}`));
@@ -373,9 +375,10 @@
     // Lopti: your own face-up cards and face-down positions are yours to pick too.
     const own = state.seats[state.you.seat] || {};
     const extra = [];
-    if (own.face_up && own.face_up.length) {
+    const ownFaceUp = (own.face_up || []).filter((code) => code); // null: a position emptied (L-8.1)
+    if (ownFaceUp.length) {
       extra.push(el("div", { class: "cards", role: "group", "aria-label": "Your face-up cards" }, "Face up: ",
-        own.face_up.map((code) => cardButton(code, cardText(code), `face-up ${cardLabel(code)}`, cardClass(code), usable.has(code)))));
+        ownFaceUp.map((code) => cardButton(code, cardText(code), `face-up ${cardLabel(code)}`, cardClass(code), usable.has(code)))));
     }
     if (state.you.face_down_positions && state.you.face_down_positions.length) {
       extra.push(el("div", { class: "cards", role: "group", "aria-label": "Your face-down cards" }, "Face down: ",
