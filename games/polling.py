@@ -109,17 +109,13 @@ def parse_etag(header: str | None, user) -> tuple[int | None, bool]:
 # Reads ---------------------------------------------------------------------------------------
 
 
-def _clock(table_id: str) -> tuple[int, object] | None:
-    return automation.table_clock(table_id)
-
-
 async def current_version(table_id: str, db=run_db) -> int | None:
     """The table's version: from the version cache, else one query (which enforces an overdue
     deadline and fills the cache). `db` runs the query (Django's view passes its own runner)."""
     hit = await versions.cached(table_id)
     if hit is not None and not versions.overdue(hit[1]):
         return hit[0]
-    row = await db(_clock)(table_id)
+    row = await db(automation.table_clock)(table_id)
     if row is None:
         return None
     await versions.fill(table_id, *row)
@@ -138,7 +134,7 @@ def read_table(table_id: str):
     return table
 
 
-def _state(table_id: str, user) -> dict | None:
+def read_state(table_id: str, user) -> dict | None:
     table = read_table(table_id)
     return None if table is None else selectors.state_view(table, user)
 
@@ -185,10 +181,6 @@ async def decide(table_id: str, known: int | None, own: bool, wait: float, db=ru
             if version is None:
                 return "missing", None
     return ("304" if own and known == version else "200"), version
-
-
-def read_state(table_id: str, user) -> dict | None:
-    return _state(table_id, user)
 
 
 # (table, version, seat) -> (when, body): the rendered view of a seat (None: a spectator) at a
@@ -359,7 +351,7 @@ async def _answer(scope, headers: dict[str, str], table_id: str):
         # and every waiter in the same seat (all the spectators) one rendering of its view.
         answer = await woken_state(table_id, version, user)
     else:
-        state = await run_db(_state)(table_id, user)
+        state = await run_db(read_state)(table_id, user)
         answer = None if state is None else (state["version"], render(state))
     if answer is None:
         raise _Fallback

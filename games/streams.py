@@ -29,7 +29,7 @@ from django.conf import settings
 
 from accounts import tokens
 from config.errors import error_body
-from games import notify, polling, selectors
+from games import notify, polling
 
 PATH = re.compile(r"^/api/v1/tables/(?P<table_id>[0-9a-fA-F-]{36})/events/?$")
 MAX_AFTER = 2**31
@@ -78,11 +78,6 @@ def _cookie(header: str, name: str) -> str | None:
         if key == name and value:
             return value
     return None
-
-
-def _read_state(table_id: str, user) -> dict | None:
-    table = polling.read_table(table_id)
-    return None if table is None else selectors.state_view(table, user)
 
 
 _view = polling.view
@@ -253,7 +248,7 @@ async def events_app(scope, receive, send) -> None:
         return
     waiter = notify.subscribe(table_id)
     try:
-        first = await _db(_read_state)(table_id, user)
+        first = await _db(polling.read_state)(table_id, user)
         if first is None:
             await _respond_error(send, 404, "not_found", "no such table")
             return

@@ -356,8 +356,9 @@ class TableMovesApi(Idempotent, APIView):
 
 
 class TableStateApi(APIView):
-    """Documents `GET /tables/{id}/state`; requests are served by the async view in
-    `games.longpoll`, so that a waiting poll holds no thread."""
+    """Documents `GET /tables/{id}/state`; requests are served by `games.polling` (token
+    polls, before Django) and the async view in `games.longpoll` (the rest), so that a
+    waiting poll holds no thread."""
 
     permission_classes = [IsAuthenticated]
 
