@@ -24,6 +24,7 @@ class Lopti(Game):
     slug = "lopti"
     over_message = "the session is over"
     name = "Lopti"
+    move_types = frozenset(moves.MOVES)
     min_players = 2
     max_players = 5
     options = {

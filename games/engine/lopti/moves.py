@@ -1,7 +1,8 @@
 """Lopti's move table (issue 11): every move type of the API -> its fields, who may send it,
 how it is parsed, what the rules refuse, and its handler.
 
-`Lopti.apply` (the base class's door) runs `may_act` (who), `parse_move` (InvalidMove only),
+`Lopti.apply` (the base class's door) refuses a type that is not in the table (InvalidMove,
+from any seat: api.md), then runs `may_act` (who), `parse_move` (InvalidMove only),
 `check_move` (the rules' refusals) and `step` (the handler, unchecked). The refusals keep the
 order they had when each move type had its own checked branch: for some moves a refusal of
 another class comes before a malformed field (the winner's window is checked before the rule
