@@ -261,6 +261,12 @@ class Game:
         """The older name of `is_over`."""
         return self.is_over(state)
 
+    def seat_refusal(self, state: dict, seat: int | None, move: object) -> EngineError | None:
+        """A refusal of `move` that holds for `seat` at any moment, the game's end included (a
+        move only another seat may ever make: NotPermitted), or None. `apply` reports a game
+        over first; the services ask this on a table no longer in play. Default: none."""
+        return None
+
     def may_act(self, state: dict, seat: int | None, move: object) -> bool:
         """Whether `seat` may send a move now at all (before the move is parsed). By default:
         it is one of `to_act`. Games with moves that do not wait for a turn (Lopti's ballots,
