@@ -6,7 +6,9 @@ the vendor's CDN) and Swagger UI's validator badge (switched off too, `validator
 
 from __future__ import annotations
 
-from drf_spectacular.views import SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
 
 # 'unsafe-inline': both pages start their UI from an inline <script>, and both UIs inject
 # <style> elements; blob: is ReDoc's search worker. No host source appears anywhere.
@@ -17,7 +19,25 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-class _SameOrigin:
+class _JsonErrors:
+    """The schema is YAML and the docs pages HTML, but their errors (a 405 for another method)
+    are JSON in the one shape, like everything under /api/ (issue 18.6)."""
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        if isinstance(response, Response) and response.status_code >= 400:
+            request.accepted_renderer, request.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)
+
+
+class SchemaView(_JsonErrors, SpectacularAPIView):
+    pass
+
+
+class _SameOrigin(_JsonErrors):
+    # A page is only read: OPTIONS would render DRF's metadata through the page's template
+    # (a 500 on Swagger UI's), so it is a 405 like every other method.
+    http_method_names = ["get", "head"]
+
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY

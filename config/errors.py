@@ -124,11 +124,12 @@ def _too_large_body() -> dict:
 
 
 # Django's own error views (handler400/403/404/500 and CSRF_FAILURE_VIEW): JSON in the one
-# shape under /api/, Django's usual pages elsewhere (the admin, the docs pages).
+# shape under /api/ (the docs pages and the schema included), Django's usual pages elsewhere
+# (the admin, /play/).
 
 
 def _is_api(request) -> bool:
-    return request.path.startswith("/api/")
+    return request.path == "/api" or request.path.startswith("/api/")
 
 
 def json_400(request, exception=None):

@@ -1,6 +1,5 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
 
 from config import docs, health
 
@@ -8,7 +7,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
     path("play/", include("games.web.urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/schema/", docs.SchemaView.as_view(), name="schema"),
     path("api/docs/", docs.SwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", docs.RedocView.as_view(url_name="schema"), name="redoc"),
     path("healthz", health.healthz, name="healthz"),

@@ -178,6 +178,9 @@ class Game:
     min_players: int = 0
     max_players: int = 0
     options: dict[str, Option] = {}
+    # Every move type `parse_move` knows (server moves included): another type is malformed for
+    # every seat (`apply`). Each game sets it.
+    move_types: frozenset[str] | None = None
     over_message = "the game is over"
 
     def __init_subclass__(cls, **kwargs):
@@ -186,6 +189,7 @@ class Game:
         if overridden:
             raise TypeError(f"{cls.__name__} may not override {overridden}: Game.apply is the one door")
         missing = [name for name in REQUIRED if getattr(cls, name) is getattr(Game, name)]
+        missing += ["move_types"] if cls.move_types is None else []
         if missing:
             raise TypeError(f"{cls.__name__} does not implement {missing}")
 
@@ -221,11 +225,18 @@ class Game:
     def apply(self, state: dict, seat: int | None, move: object) -> Result:
         """Apply `move` by `seat` (None: a server move, for the games that have them) and
         return the Result. The shared checks come first: the game must not be over, and the
-        seat must be one that may act (`may_act`); then the game parses the move (InvalidMove
-        when malformed), checks it against the rules (IllegalMove with the rule id, or
+        seat must be one that may act (`may_act`), except that a move whose type the game does
+        not have (`move_types`) is InvalidMove for every seat; then the game parses the move
+        (InvalidMove when malformed), checks it against the rules (IllegalMove with the rule id, or
         NotYourTurn / GameConflict / NotPermitted) and steps. `state` is never modified."""
         if self.is_over(state):
             raise GameConflict(self.over_message)
+        kind = move.get("type") if isinstance(move, dict) else None
+        if not (isinstance(kind, str) and kind in self.move_types):
+            # api.md "Errors not named above": a move type the game does not have is 400
+            # `invalid` from any seat, not `not_your_turn`: it is malformed for every seat.
+            # parse_move refuses it, naming the game's types.
+            self.parse_move(state, seat, move)
         if not self.may_act(state, seat, move):
             raise NotYourTurn("it is not your turn")
         parsed = self.parse_move(state, seat, move)
@@ -249,6 +260,12 @@ class Game:
     def is_finished(self, state: dict) -> bool:
         """The older name of `is_over`."""
         return self.is_over(state)
+
+    def seat_refusal(self, state: dict, seat: int | None, move: object) -> EngineError | None:
+        """A refusal of `move` that holds for `seat` at any moment, the game's end included (a
+        move only another seat may ever make: NotPermitted), or None. `apply` reports a game
+        over first; the services ask this on a table no longer in play. Default: none."""
+        return None
 
     def may_act(self, state: dict, seat: int | None, move: object) -> bool:
         """Whether `seat` may send a move now at all (before the move is parsed). By default:

@@ -115,6 +115,7 @@ def sort_cards(hand: list[str]) -> list[str]:
 class Pitch(Game):
     slug = "pitch"
     name = "Auction Pitch"
+    move_types = frozenset(MOVE_FIELDS)
     min_players = 3
     max_players = 7
     options = {
@@ -230,7 +231,8 @@ class Pitch(Game):
 
     # --- the front door (issue 11) ------------------------------------------------------------
     # `Game.apply` checks, in this order (the order the engine always had): the game is over
-    # (GameConflict), the seat is not the one to act (NotYourTurn, the default `may_act`), then
+    # (GameConflict), a type Pitch does not have such as `pass` (InvalidMove from any seat,
+    # api.md), the seat is not the one to act (NotYourTurn, the default `may_act`), then
     # `parse_move` (InvalidMove: malformed, or a card the mover does not hold), then
     # `check_move` (IllegalMove with the rule id), then `step`.
     def parse_move(self, state: dict, seat: int | None, move: object) -> dict:

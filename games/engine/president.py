@@ -38,8 +38,8 @@ is `PresidentState` below; nothing outside this module reads it.
 
 Module style (as Pitch): the rules are module functions over the state (`parse`, `check`,
 `step`, `beats`, ...); `President` only wires them to the interface of `base.Game`, whose
-`apply` makes the shared checks (game over: GameConflict; a seat not to act: NotYourTurn,
-before its move is parsed), then `parse_move` (InvalidMove), `check_move` (IllegalMove with
+`apply` makes the shared checks (game over: GameConflict; a move type President does not
+have: InvalidMove from any seat; a seat not to act: NotYourTurn, before its move is parsed), then `parse_move` (InvalidMove), `check_move` (IllegalMove with
 the rule id) and the unchecked `step`.
 """
 
@@ -281,13 +281,16 @@ def legal_moves(state: dict, seat: int) -> list[dict]:
     return moves
 
 
+MOVE_TYPES = ("play", "pass", "give")
+
+
 def parse(state: dict, seat: int, move: object) -> dict:
     """InvalidMove for a malformed move; else the move normalised ({"type": "pass"} or
     {"type": "play" | "give", "cards": [...] sorted by card_key})."""
     if not isinstance(move, dict):
         raise InvalidMove("a move must be an object")
     kind = move.get("type")
-    if kind not in ("play", "pass", "give"):
+    if kind not in MOVE_TYPES:
         raise InvalidMove("unknown move type", fields={"type": ["must be play, pass or give"]})
     allowed = {"type"} if kind == "pass" else {"type", "cards"}
     extra = sorted(str(k) for k in move if k not in allowed)
@@ -911,6 +914,7 @@ class President(Game):
 
     slug = "president"
     name = "President"
+    move_types = frozenset(MOVE_TYPES)
     min_players = 4
     max_players = 7
     options = {

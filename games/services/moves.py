@@ -54,8 +54,12 @@ def _refuse_the_unpermitted(table: Table, row, move: dict) -> None:
     comes", api.md) is that 403, not the table's 409."""
     if table.state is None:
         return
+    engine, seat = engine_for(table), current_seat(table, row)
+    refusal = engine.seat_refusal(table.state, seat, move)  # a finished table too
+    if refusal is not None:
+        raise engine_error(refusal)
     try:
-        engine_for(table).apply(table.state, current_seat(table, row), move)
+        engine.apply(table.state, seat, move)
     except engine_base.NotPermitted as exc:
         raise engine_error(exc) from exc
     except engine_base.EngineError:

@@ -184,9 +184,25 @@ def test_a_method_an_api_view_lacks_is_a_json_405_with_allow(make_user):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path", ["/api/v1/nowhere", "/api/v1/tables/not-a-uuid", "/api/v1/tables/", "/api/nothing"])
+@pytest.mark.parametrize("path", ["/api/v1/nowhere", "/api/v1/tables/not-a-uuid", "/api/v1/tables/", "/api/nothing", "/api"])
 def test_unknown_paths_under_api_are_json_404(anon, path):
     assert_shape(anon.get(path), 404, "not_found")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/schema/", "/api/docs/", "/api/redoc/"])
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete", "options"])
+def test_the_schema_and_docs_pages_refuse_other_methods_with_a_json_405(anon, path, method):
+    """The docs pages render HTML and the schema YAML, but their errors are JSON in the one
+    shape like the rest of /api/ (OPTIONS on the Swagger page was a 500, the others an HTML
+    405 or a YAML one)."""
+    anon.raise_request_exception = False
+    response = getattr(anon, method)(path)
+    if method == "options" and path == "/api/schema/":
+        assert response.status_code == 200  # DRF's metadata for a view that serves the schema
+        return
+    assert_shape(response, 405, "method_not_allowed")
+    assert "GET" in response["Allow"]
 
 
 @pytest.mark.django_db

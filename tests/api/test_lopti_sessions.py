@@ -349,3 +349,32 @@ def test_api_house_rule_post_on_an_aborted_table_is_still_forbidden_to_all_but_t
         assert r.status_code == 403 and r.json()["code"] == "forbidden" and "L-11.1" in r.json()["message"]
     r = winner.api.post(url, {"rule": RULE}, format="json")
     assert r.status_code == 409 and r.json()["code"] == "conflict"
+
+
+@pytest.mark.django_db
+def test_api_house_rule_post_on_a_finished_table_is_still_forbidden_to_all_but_the_rounds_winner(table_of, make_user):
+    """api.md: 403 for anyone but the round's winner "whenever it comes", also once the table
+    has finished by its `rounds` (its last round opens no window: the winner of that round gets
+    409, the others 403, not the table's 409 for all)."""
+    table_id, users = table_of("lopti", 3, options=QUICK | {"rounds": 2}, seed=11)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    rng = random.Random(1)
+    window = play_until(table_id, users, lambda s: s["phase"] == "house_rule", rng)["public"]["window"]
+    seats = seat_users(users[0].api, table_id, users)
+    assert seats[window["winner"]].api.post(
+        f"/api/v1/tables/{table_id}/house-rules", {"decline": True}, format="json"
+    ).status_code == 200
+    finished = play_until(table_id, users, lambda s: s["status"] == "finished", rng)
+    winner = finished["public"]["last_round_winner"]  # round 2's, not the window's of round 1
+    assert winner != window["winner"]  # this seed: the latest window names round 1's winner
+    url = f"/api/v1/tables/{table_id}/house-rules"
+    for seat, user in seats.items():
+        for body in ({"rule": RULE}, {"decline": True}):
+            r = user.api.post(url, body, format="json")
+            if seat == winner:
+                assert r.status_code == 409 and r.json()["code"] == "conflict", r.content
+            else:
+                assert r.status_code == 403 and r.json()["code"] == "forbidden", (seat, winner, r.content)
+                assert "L-11.1" in r.json()["message"]
+    r = make_user().api.post(url, {"decline": True}, format="json")  # not seated at all
+    assert r.status_code == 403 and r.json()["code"] == "forbidden"

@@ -64,6 +64,33 @@ def test_malformed_moves_are_400_invalid(fixed_table, body):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("game", "seats", "body"),
+    [("pitch", 3, {"type": "pass"}), ("president", 4, {"type": "bid", "value": 1}), ("lopti", 2, {"type": "pass"}),
+     ("president", 4, {"cards": ["3C"]})],
+)
+def test_a_move_type_the_game_does_not_have_is_400_invalid_from_every_seat(table_of, game, seats, body):
+    """api.md "Errors not named above": a move type the game does not have (`pass` in Pitch) is
+    400 `invalid`; it is malformed whoever sends it, so a seat that may not act gets it too,
+    not 409 `not_your_turn` (a well-formed move out of turn still gets that)."""
+    table_id, users = table_of(game, seats)
+    users[0].api.post(f"/api/v1/tables/{table_id}/start")
+    by_seat = seat_users(users[0].api, table_id, users)
+    if game == "lopti":  # after the swap phase: one seat plays, the other may not act
+        for user in by_seat.values():
+            assert move(user, table_id, {"type": "keep"}).status_code == 200
+    turn = users[0].api.get(f"/api/v1/tables/{table_id}/state").json()["turn"]
+    for seat, user in by_seat.items():
+        r = move(user, table_id, body)
+        assert r.status_code == 400 and r.json()["code"] == "invalid", (seat, turn, r.content)
+        assert "type" in r.json()["detail"]["fields"]
+    # the mover's legal move, sent by the next seat: well-formed, out of turn
+    legal = by_seat[turn].api.get(f"/api/v1/tables/{table_id}/state").json()["legal_moves"][0]
+    r = move(by_seat[(turn + 1) % seats], table_id, legal)
+    assert r.status_code == 409 and r.json()["code"] == "not_your_turn"
+
+
+@pytest.mark.django_db
 def test_a_seated_player_out_of_turn_gets_not_your_turn_and_a_stranger_forbidden(fixed_table, make_user):
     table_id, seats, _ = fixed_table
     r = move(seats[2], table_id, {"type": "play", "cards": ["9H"]})

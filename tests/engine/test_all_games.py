@@ -37,6 +37,7 @@ class HighCard(base.Game):
     min_players = 2
     max_players = 2
     options: dict = {}
+    move_types = frozenset({"play"})
 
     def new_game(self, *, players, options, seed, deck=None, first_dealer=None):
         cards = list(deck) if deck else [str(i) for i in range(1, 7)]

@@ -344,6 +344,8 @@ def test_unknown_field_is_named():
 def test_error_order_finished_turn_malformed_forbidden():
     st = table(players=3, hands={0: ["5C"], 1: ["9C"]}, pile=["7C"])
     with pytest.raises(NotYourTurn):
+        G.apply(st, 1, {"type": "play", "cards": "nonsense"})
+    with pytest.raises(InvalidMove):  # api.md: a type Lopti does not have, from any seat
         G.apply(st, 1, {"type": "nonsense"})
     with pytest.raises(InvalidMove):
         G.apply(st, 0, p("9C"))  # seat 1's card

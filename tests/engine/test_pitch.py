@@ -748,8 +748,11 @@ def test_move_form_errors():
     assert "JS" not in exc.value.message
     with pytest.raises(InvalidMove):
         G.apply(st, 1, ["bid", 1])
-    # Order of checks: not your turn before malformed.
+    # Order of checks: not your turn before malformed, except that a type Pitch does not have
+    # (`pass`) is malformed for every seat (api.md: 400 `invalid`).
     with pytest.raises(NotYourTurn):
+        G.apply(st, 2, {"type": "bid", "value": 9})
+    with pytest.raises(InvalidMove):
         G.apply(st, 2, {"type": "pass"})
     with pytest.raises(NotYourTurn):
         G.apply(st, 7, {"type": "bid", "value": 0})

@@ -209,11 +209,21 @@ def test_finishing_order_groups_ties():
 # --- the precedence of refusals (the door's shared checks come before the game's) --------------
 def test_a_seat_that_may_not_act_gets_not_your_turn_before_its_move_is_parsed():
     state = start(n=4, dealer=3)  # seat 0 leads
-    for move in ({"type": "dance"}, "x", {"type": "play", "cards": ["ZZ"]}, {"type": "pass"}):
+    for move in ({"type": "play", "cards": ["ZZ"]}, {"type": "play"}, {"type": "pass", "cards": []}, {"type": "pass"}):
         with pytest.raises(NotYourTurn):
             G.apply(state, 1, move)
     with pytest.raises(NotYourTurn):
         G.apply(state, None, {"type": "pass"})
+
+
+def test_a_move_type_the_game_does_not_have_is_malformed_for_every_seat():
+    # api.md: a move type the game does not have is 400 `invalid`, whoever sends it
+    state = start(n=4, dealer=3)  # seat 0 leads
+    for seat in (0, 1, None):
+        for move in ({"type": "dance"}, {"type": "bid", "value": 1}, {"cards": ["3C"]}, {"type": ["play"]}, "x"):
+            with pytest.raises(InvalidMove) as exc:
+                G.apply(state, seat, move)
+            assert "type" in exc.value.fields or not isinstance(move, dict), (seat, move)
 
 
 def test_a_malformed_move_is_invalid_before_the_rules_judge_it():

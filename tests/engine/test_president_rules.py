@@ -680,6 +680,8 @@ def test_card_not_held_is_invalid_and_message_names_no_card():
 def test_order_of_checks():
     state = start(deal={1: ["4C"]}, target_score=2)
     with pytest.raises(NotYourTurn):
+        G.apply(state, 2, {"type": "play", "cards": ["ZZ"]})
+    with pytest.raises(InvalidMove):  # a type President does not have: malformed for every seat
         G.apply(state, 2, {"type": "bogus"})
     with pytest.raises(InvalidMove):
         G.apply(state, 1, {"type": "pass", "junk": True})  # malformed before forbidden

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 
 from .. import fairness
-from ..base import Game, InvalidMove, Option
+from ..base import EngineError, Game, InvalidMove, Option
 from ..cards import check_fixed_deck, standard_deck
 from . import core, duels, house_rules, moves, votes
 from . import determinize as determinize_mod
@@ -24,6 +24,7 @@ class Lopti(Game):
     slug = "lopti"
     over_message = "the session is over"
     name = "Lopti"
+    move_types = frozenset(moves.MOVES)
     min_players = 2
     max_players = 5
     options = {
@@ -182,6 +183,9 @@ class Lopti(Game):
 
     def parse_move(self, state: dict, seat: int | None, move: object) -> dict:
         return moves.parse(state, seat, move)
+
+    def seat_refusal(self, state: dict, seat: int | None, move: object) -> EngineError | None:
+        return moves.seat_refusal(state, seat, move)
 
     def check_move(self, state: dict, seat: int | None, move: dict) -> None:
         moves.check(state, seat, move)

@@ -1,7 +1,8 @@
 """Lopti's move table (issue 11): every move type of the API -> its fields, who may send it,
 how it is parsed, what the rules refuse, and its handler.
 
-`Lopti.apply` (the base class's door) runs `may_act` (who), `parse_move` (InvalidMove only),
+`Lopti.apply` (the base class's door) refuses a type that is not in the table (InvalidMove,
+from any seat: api.md), then runs `may_act` (who), `parse_move` (InvalidMove only),
 `check_move` (the rules' refusals) and `step` (the handler, unchecked). The refusals keep the
 order they had when each move type had its own checked branch: for some moves a refusal of
 another class comes before a malformed field (the winner's window is checked before the rule
@@ -130,13 +131,27 @@ def _play_face_down(ctx: _Ctx, seat: int, move: dict) -> None:
 # --- house rules (L-11) ----------------------------------------------------------------------
 
 
+def _round_winner(st: dict) -> int | None:
+    # Ruling: "the round's winner" is the winner of the round that ended last in this table:
+    # the latest window's, or once the table has finished, its last round's (which opens no
+    # window); nobody before the first round ends.
+    if st["status"] == "finished":
+        return st["last_round_winner"]
+    return None if st["window"] is None else st["window"]["winner"]
+
+
+def _not_the_winner(st: dict, seat) -> EngineError | None:
+    if seat is None or seat != _round_winner(st):
+        return NotPermitted("L-11.1: only the round's winner writes a house rule")
+    return None
+
+
 def _window_refusal(st: dict, seat) -> EngineError | None:
     # api.md: anyone but the round's winner -> 403 whenever it comes; the winner outside the
-    # window -> 409. Ruling: "the round's winner" is the winner of the latest window (the
-    # round that ended last in this table), or nobody before the first round ends.
-    window = st["window"]
-    if window is None or window["winner"] != seat:
-        return NotPermitted("L-11.1: only the round's winner writes a house rule")
+    # window -> 409.
+    refusal = _not_the_winner(st, seat)
+    if refusal is not None:
+        return refusal
     if st["phase"] != "house_rule":
         return GameConflict("L-11.1: the winner writes a rule only in the window after the round", rule="L-11.1")
     return None
@@ -429,6 +444,15 @@ FIELDS: dict[str, set[str]] = {kind: set(spec.fields) for kind, spec in MOVES.it
 def kind_of(move: object) -> str | None:
     kind = move.get("type") if isinstance(move, dict) else None
     return kind if isinstance(kind, str) else None
+
+
+def seat_refusal(st: dict, seat, move: object) -> EngineError | None:
+    """The refusal that holds for `seat` whatever the moment, the table's end included: a
+    house-rule move by anyone but the round's winner (api.md: 403 "whenever it comes")."""
+    spec = MOVES.get(kind_of(move))
+    if spec is None or spec.who != "winner":
+        return None
+    return _not_the_winner(st, seat)
 
 
 def may_act(st: dict, seat, move: object, to_act: list[int]) -> bool:
