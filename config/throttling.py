@@ -101,3 +101,48 @@ class MoveRateThrottle(_Counting, throttling.ScopedRateThrottle):
         self.rate = self.get_rate()
         self.num_requests, self.duration = self.parse_rate(self.rate)
         return super().allow_request(request, view)
+
+
+
+def count_move(user_pk: int, classes, scope: str) -> bool | None:
+    """The throttles of a player's move for the fast path (games.fast_moves): the request
+    counted in each window of the view's throttle `classes` (`scope`: its throttle_scope)
+    exactly as those classes count it under DRF (the same keys and windows), in one round
+    trip. False when one is over its rate: the caller then hands the request to DRF, which
+    counts it again and answers 429 with Retry-After (a refused request counted twice changes
+    nothing: it was over the rate already). None when the classes are not only this module's
+    (a deployment's own throttles: DRF must run them). Fails open like the classes."""
+    counted = []
+    for cls in classes:
+        if cls is AnonRateThrottle:
+            continue  # the caller is authenticated
+        if cls is UserRateThrottle:
+            name = cls.scope
+        elif cls is MoveRateThrottle:
+            name = scope
+        else:
+            return None
+        rate = cls.THROTTLE_RATES.get(name)
+        if rate is None:
+            if cls is MoveRateThrottle:
+                return None  # DRF's ImproperlyConfigured, as before
+            continue
+        num, duration = cls.parse_rate(None, rate)
+        window = int(cls.timer() // duration)
+        key = cls.cache_format % {"scope": name, "ident": user_pk}
+        counted.append((f"{key}:{window}", int(duration) + 1, num))
+    if not counted:
+        return True
+    counts = _cache.call(_count_all, [(k, ttl) for k, ttl, _ in counted], default=None)
+    return counts is None or all(count <= num for count, (_, _, num) in zip(counts, counted, strict=True))
+
+
+def _count_all(keys: list[tuple[str, int]]) -> list[int]:
+    if not settings.REDIS_URL:
+        return [_count(key, ttl) for key, ttl in keys]
+    with _redis().pipeline(transaction=False) as pipe:
+        for key, ttl in keys:
+            pipe.incr(PREFIX + key)
+            pipe.expire(PREFIX + key, ttl)
+        replies = pipe.execute()
+    return [int(count) for count in replies[::2]]

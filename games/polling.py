@@ -270,14 +270,19 @@ def _is_secure(scope, headers: dict[str, str]) -> bool:
 # The app -------------------------------------------------------------------------------------
 
 
-class _Fallback(Exception):
-    """Not ours to answer: Django answers it."""
+class Fallback(Exception):
+    """Not ours to answer: Django answers it (reading the request from `receive` when the fast
+    path has read its body already)."""
+
+    def __init__(self, receive=None):
+        super().__init__()
+        self.receive = receive
 
 
 def _token(headers: dict[str, str]) -> str:
     parts = headers.get("authorization", "").split()
     if len(parts) != 2 or parts[0].lower() != "token":
-        raise _Fallback
+        raise Fallback
     return parts[1]
 
 
@@ -286,9 +291,9 @@ def _wait_seconds(query_string: bytes) -> float:
     try:
         wait = float(raw)
     except ValueError:
-        raise _Fallback from None
+        raise Fallback from None
     if not 0 <= wait <= settings.LONGPOLL_MAX_SECONDS:
-        raise _Fallback
+        raise Fallback
     return wait
 
 
@@ -327,23 +332,37 @@ def _host_allowed(host: str) -> bool:
     return bool(domain) and validate_host(domain, allowed)
 
 
-async def _answer(scope, headers: dict[str, str], table_id: str):
-    """(status, extra headers, body) of this request, or _Fallback."""
+def preflight(scope, headers: dict[str, str]) -> str:
+    """The token of a request a fast path may answer (games.polling, games.fast_moves), after
+    the checks Django's middleware would make first; Fallback when Django must answer it
+    (an insecure request when SSL is enforced, a forwarded or disallowed Host, no token)."""
     if settings.SECURE_SSL_REDIRECT and not _is_secure(scope, headers):
-        raise _Fallback
+        raise Fallback
     if settings.USE_X_FORWARDED_HOST and "x-forwarded-host" in headers:
-        raise _Fallback
+        raise Fallback
     if not _host_allowed(headers.get("host", "")):
-        raise _Fallback
-    key = _token(headers)
-    wait = _wait_seconds(scope.get("query_string", b""))
+        raise Fallback
+    return _token(headers)
+
+
+async def token_user(key: str):
+    """The token's active user (the cache, else one query), or Fallback: Django's 401, with
+    its message."""
     user = tokens.cached(key) or await run_db(tokens.lookup)(key)
     if user is None:
-        raise _Fallback  # Django's 401, with its message
+        raise Fallback
+    return user
+
+
+async def _answer(scope, headers: dict[str, str], table_id: str):
+    """(status, extra headers, body) of this request, or Fallback."""
+    key = preflight(scope, headers)
+    wait = _wait_seconds(scope.get("query_string", b""))
+    user = await token_user(key)
     known, own = parse_etag(headers.get("if-none-match"), user)
     outcome, version = await decide(table_id, known, own, wait)
     if outcome == "missing":
-        raise _Fallback  # Django's 404
+        raise Fallback  # Django's 404
     if outcome == "304":
         return 304, [(b"etag", etag(version, user).encode())], b""
     if wait > 0 and version is not None and known is not None and version > known:
@@ -354,7 +373,7 @@ async def _answer(scope, headers: dict[str, str], table_id: str):
         state = await run_db(read_state)(table_id, user)
         answer = None if state is None else (state["version"], render(state))
     if answer is None:
-        raise _Fallback
+        raise Fallback
     return (
         200,
         [
@@ -370,41 +389,63 @@ async def _answer(scope, headers: dict[str, str], table_id: str):
 def state_router(django_app):
     """config/asgi.py: `GET …/state` with a token goes here first; the rest goes to Django."""
 
+    async def answer(scope, receive, headers, match):
+        return await _answer(scope, headers, match.group("table_id"))
+
+    return fast_route(django_app, "GET", PATH, answer, "state request")
+
+
+def fast_route(django_app, method: str, pattern: re.Pattern, answer, what: str):
+    """An ASGI app that lets `answer(scope, receive, headers, match)` answer the `method`
+    requests whose path matches `pattern`, and Django the rest. `answer` returns (status,
+    extra headers, body), None when there is nothing to send (the client left), or raises
+    Fallback (with the `receive` Django must read the request from, if it read the body)."""
+
     async def application(scope, receive, send):
-        if scope["type"] != "http" or scope["method"] != "GET":
+        if scope["type"] != "http" or scope["method"] != method:
             return await django_app(scope, receive, send)
-        match = PATH.match(scope["path"])
+        match = pattern.match(scope["path"])
         if match is None:
             return await django_app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        incoming = headers.get("x-request-id", "")
-        request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
+        request_id = request_id_of(headers)
         token = request_id_var.set(request_id)
         try:
-            status, extra, body = await _answer(scope, headers, match.group("table_id"))
-        except _Fallback:
-            status = None
+            answered = await answer(scope, receive, headers, match)
+        except Fallback as exc:
+            return await django_app(scope, exc.receive or receive, send)
         except Exception:
-            log.exception("state request failed")
-            status, extra = 500, [(b"content-type", b"application/json")]
-            body = orjson.dumps(error_body("server_error", "internal server error"))
+            log.exception("%s failed", what)
+            answered = 500, [(b"content-type", b"application/json")], orjson.dumps(
+                error_body("server_error", "internal server error")
+            )
         finally:
             request_id_var.reset(token)
-        if status is None:
-            return await django_app(scope, receive, send)
-        length = [] if status == 304 else [(b"content-length", str(len(body)).encode())]
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    *extra,
-                    *length,
-                    (b"x-request-id", request_id.encode()),
-                    *_security_headers(_is_secure(scope, headers)),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        if answered is not None:
+            await respond(send, scope, headers, request_id, *answered)
 
     return application
+
+
+def request_id_of(headers: dict[str, str]) -> str:
+    """The request's id, as config.logs.RequestIdMiddleware gives it."""
+    incoming = headers.get("x-request-id", "")
+    return incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
+
+
+async def respond(send, scope, headers: dict[str, str], request_id: str, status: int, extra, body: bytes):
+    """Send a fast path's answer with what Django's middleware adds to every response."""
+    length = [] if status == 304 else [(b"content-length", str(len(body)).encode())]
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                *extra,
+                *length,
+                (b"x-request-id", request_id.encode()),
+                *_security_headers(_is_secure(scope, headers)),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

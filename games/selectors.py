@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from config.errors import Conflict, NotFound
-from games import deal_log
+from games import deal_log, prepared
 from games.engine import lopti as lopti_engine
 from games.engine import registry
 from games.models import Move, Seat, Table
@@ -23,11 +23,19 @@ def get_table(table_id) -> Table:
 def table_for_state(table_id) -> Table | None:
     """The table and its seats with their players, in two queries (the state view needs no
     host): the polling path's read (games.polling)."""
-    table = Table.objects.filter(pk=table_id).first()
-    if table is None:
+    found = _TABLE.run(table_id)
+    if not found:
         return None
-    table._seat_rows = list(Seat.objects.filter(table_id=table.pk).select_related("user").order_by("index"))
+    table = found[0]
+    table._seat_rows = _SEATS.run(table.pk)
     return table
+
+
+# The polling path's two reads, compiled once (games.prepared).
+_TABLE = prepared.Prepared(lambda table_id: Table.objects.filter(pk=table_id), Table._meta.pk)
+_SEATS = prepared.Prepared(
+    lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"), Table._meta.pk
+)
 
 
 def games_catalogue() -> list[dict]:

@@ -89,6 +89,12 @@ def _sync_client():
 def _write(writes: dict[str, tuple[int, float | None]]) -> bool:
     client, script = _sync_client()
     ttl = settings.VERSION_CACHE_SECONDS
+    if len(writes) == 1:
+        # The usual case, one round trip (EVALSHA): a pipeline of scripts first asks Redis
+        # whether it has them (SCRIPT EXISTS), a second round trip on every move.
+        ((key, (v, d)),) = writes.items()
+        script(keys=[PREFIX + key], args=[*_encode(v, d), ttl])
+        return True
     with client.pipeline(transaction=False) as pipe:
         for key, (v, d) in writes.items():
             script(keys=[PREFIX + key], args=[*_encode(v, d), ttl], client=pipe)

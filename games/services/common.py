@@ -6,7 +6,8 @@ import contextlib
 import contextvars
 from datetime import timedelta
 
-from django.db.models import Exists, OuterRef, Prefetch, prefetch_related_objects
+from django.core.exceptions import ValidationError
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from config.errors import (
@@ -18,6 +19,7 @@ from config.errors import (
     NotYourTurnError,
     StaleVersion,
 )
+from games import prepared
 from games.engine import base as engine_base
 from games.engine import registry
 from games.models import Move, Seat, Table, WebhookEndpoint
@@ -48,6 +50,18 @@ def expecting(version: int | None):
         _expected_version.reset(token)
 
 
+# The two reads of every move, compiled once (games.prepared): the table row, locked; its seats
+# with their players and, for each, whether the player has an active webhook (a change whose
+# players have none, nearly all, records its webhook events without a query of its own).
+_LOCKED_TABLE = prepared.Prepared(lambda table_id: Table.objects.select_for_update().filter(pk=table_id), Table._meta.pk)
+_SEATS_WITH_WEBHOOK_FLAG = prepared.Prepared(
+    lambda table_id: Seat.objects.filter(table_id=table_id).select_related("user").order_by("index").annotate(
+        player_has_webhooks=Exists(WebhookEndpoint.objects.filter(user_id=OuterRef("user_id"), active=True))
+    ),
+    Table._meta.pk,
+)
+
+
 def lock_table(table_id, *, with_seats: bool = False) -> Table:
     """The table row, locked for the rest of the transaction (on SQLite the IMMEDIATE
     transaction already holds the database's write lock). 409 `stale_version` when the request
@@ -57,16 +71,14 @@ def lock_table(table_id, *, with_seats: bool = False) -> Table:
     does not add or reassign seats (a move): `table.seats.all()` is then that read, for the
     checks, the change's publication and the response alike (issue 12.6)."""
     try:
-        table = Table.objects.select_for_update().get(pk=table_id)
-    except (Table.DoesNotExist, ValueError, TypeError) as exc:
+        found = _LOCKED_TABLE.run(table_id)
+    except (ValidationError, ValueError, TypeError) as exc:
         raise NotFound("no such table") from exc
+    if not found:
+        raise NotFound("no such table")
+    table = found[0]
     if with_seats:
-        # With each seat, whether its player has an active webhook: a change whose players have
-        # none (nearly all) records its webhook events without a query of its own.
-        seats = Seat.objects.select_related("user").order_by("index").annotate(
-            player_has_webhooks=Exists(WebhookEndpoint.objects.filter(user_id=OuterRef("user_id"), active=True))
-        )
-        prefetch_related_objects([table], Prefetch("seats", queryset=seats))
+        prepared.attach_seats(table, _SEATS_WITH_WEBHOOK_FLAG.run(table.pk))
         table._webhook_users = {row.user_id for row in table.seats.all() if row.player_has_webhooks}
     expected = _expected_version.get()
     if expected is not None:
