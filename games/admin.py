@@ -12,7 +12,6 @@ from django.utils.html import format_html, format_html_join
 
 from config.errors import ApiError
 from games import selectors
-from games.engine import registry
 from games.models import Seat, Table
 from games.services import lopti as lopti_services
 from games.services import tables as table_services
@@ -95,14 +94,13 @@ class TableAdmin(admin.ModelAdmin):
         total = table.moves.count()
         if not total:
             return "-"
-        engine = registry.get(table.game)
         records = table.moves.select_related("user").order_by("-seq")[:RECENT_MOVES]
         rows = format_html_join(
             "",
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
             (
                 (r.seq, "-" if r.seat is None else r.seat, r.by, r.user or "-",
-                 json.dumps(engine.view_move(r.move, r.seat, r.events, None)), r.created_at)
+                 json.dumps(selectors.spectator_move(table, r)), r.created_at)
                 for r in records
             ),
         )

@@ -195,6 +195,11 @@ def move_log(table: Table, user, *, after: int = 0, limit: int = 500) -> list[di
     return entries
 
 
+def spectator_move(table: Table, record: Move) -> dict:
+    """A logged move's own fields as a spectator may see them (the admin's recent moves)."""
+    return registry.get(table.game).view_move(record.move, record.seat, record.events, None)
+
+
 def tables_list(*, game: str | None = None, status: str | None = None):
     qs = Table.objects.filter(private=False).select_related("host").prefetch_related("seats__user")
     if game:

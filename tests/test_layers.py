@@ -77,3 +77,43 @@ def test_the_private_name_check_sees_both_forms():
         "x = p._beats(1, 2) + lopti._clone(3) + p.public()\n"
     )
     assert sorted(private_engine_names(source)) == ["games.engine.pitch._bid", "lopti._clone", "p._beats"]
+
+
+def contracts() -> list[dict]:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+
+
+def top_module(path: Path) -> str:
+    """games/api/tables.py -> games.api; games/admin.py -> games.admin."""
+    first = path.relative_to(GAMES).parts[0]
+    return "games." + first.removesuffix(".py")
+
+
+# What serving HTTP looks like in a module: Django's or DRF's views and responses, the admin.
+SERVES_HTTP = ("django.views", "django.http", "django.contrib.admin", "rest_framework.views", "rest_framework.generics")
+
+
+def test_every_module_that_serves_http_is_held_off_the_engine():
+    """A new view module (the web client's pages, the admin's) is bound by the contract that
+    keeps views off the engine as soon as it exists, not when someone remembers to list it."""
+    views = next(c for c in contracts() if c["name"].startswith("Views reach the engines"))
+    serving = set()
+    for path in GAMES.rglob("*.py"):
+        if "migrations" in path.parts or top_module(path) in ("games.management",):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else (
+                [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            if any(n == m or n.startswith(m + ".") for n in names for m in SERVES_HTTP):
+                serving.add(top_module(path))
+    assert serving - set(views["source_modules"]) == set()
+
+
+def test_every_module_of_games_has_its_place_in_the_layers():
+    layers = next(c for c in contracts() if c["type"] == "layers")["layers"]
+    placed = {name.strip() for layer in layers for name in layer.split("|")}
+    children = {top_module(p) for p in GAMES.iterdir() if p.name != "__init__.py" and (p.suffix == ".py" or (p / "__init__.py").exists())}
+    assert children - {"games.migrations"} - placed == set()

@@ -38,3 +38,42 @@ def test_event_stream_errors(started, anon):
     assert bad.status_code == 400 and bad.json()["detail"]["fields"] == {"after": ["0..2147483648"]}
     missing = users[0].api.get("/api/v1/tables/00000000-0000-0000-0000-000000000000/events")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_disconnect_frees_the_waiter_and_the_slot_at_once(started, settings):
+    """Issue 13: a client that disconnects frees everything at once. The ASGI app is driven in
+    this process, so its waiter registry and its slots (no Redis: this process's count) can be
+    read the moment the app returns."""
+    import asyncio
+
+    from games import notify, streams
+
+    settings.REDIS_URL = ""
+    table_id, users = started
+    scope = {
+        "type": "http", "method": "GET", "path": f"/api/v1/tables/{table_id}/events", "query_string": b"",
+        "headers": [(b"authorization", f"Token {users[1].token}".encode()), (b"accept", b"text/event-stream")],
+    }
+
+    async def run():
+        sent, opened = [], asyncio.Event()
+
+        async def send(message):
+            sent.append(message)
+            if message["type"] == "http.response.body" and b"event: state" in message.get("body", b""):
+                opened.set()
+
+        async def receive():
+            await opened.wait()
+            # While the stream is open it holds a waiter on the table and a slot of the user.
+            held.append((len(notify._waiters.get(table_id, ())), len(streams.slots.local.get(users[1].pk, ()))))
+            return {"type": "http.disconnect"}
+
+        held: list[tuple[int, int]] = []
+        await asyncio.wait_for(streams.events_app(scope, receive, send), timeout=30)
+        return sent, held
+
+    sent, held = asyncio.run(run())
+    assert sent[0]["status"] == 200 and held == [(1, 1)]
+    assert table_id not in notify._waiters and users[1].pk not in streams.slots.local

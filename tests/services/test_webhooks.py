@@ -28,6 +28,7 @@ class Receiver:
     def __init__(self):
         self.requests: list[dict] = []
         self.statuses: list[int] = []
+        self.location: str | None = None  # a Location header on every answer
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -36,6 +37,8 @@ class Receiver:
                 receiver.requests.append({"headers": dict(self.headers), "body": body})
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
                 self.send_response(status)
+                if receiver.location:
+                    self.send_header("Location", receiver.location)
                 self.send_header("Content-Type", "text/plain")
                 self.end_headers()
                 self.wfile.write(b"ok" if status < 300 else b"receiver says no " * 200)
@@ -279,3 +282,42 @@ def test_the_timeout_warning_is_queued_for_a_quarter_of_the_timeout_before_the_d
     warning = next(q for q in queued if q[0] == "timeout_warning")
     assert warning[1] == (str(table.pk), table.version)
     assert warning[2] == table.deadline - timedelta(seconds=10)
+
+
+def test_a_redirect_is_not_followed_and_counts_as_a_failed_try(make_user, settings):
+    settings.WEBHOOKS_ALLOW_PRIVATE = True
+    first, elsewhere = Receiver(), Receiver()
+    try:
+        first.statuses, first.location = [307], elsewhere.url
+        table, users, _ = president_table(make_user)
+        hook(users[0], first, events=["table_started"])
+        tables.table_start(table_id=table.pk, user=users[0])
+        delivery = WebhookDelivery.objects.get()
+        assert len(first.requests) == 1 and elsewhere.requests == []
+        assert delivery.status == "pending" and delivery.response_code == 307 and delivery.error == "HTTP 307"
+    finally:
+        first.close()
+        elsewhere.close()
+
+
+def test_the_admin_lists_endpoints_and_deliveries_and_resends_one(make_user, receiver, client):
+    from accounts.models import User
+
+    table, users, _ = president_table(make_user)
+    endpoint = hook(users[0], receiver, events=["table_started"])
+    tables.table_start(table_id=table.pk, user=users[0])
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == "delivered" and len(receiver.requests) == 1
+    client.force_login(User.objects.create_superuser("hooks-operator", "op@example.com", "operator password"))
+    endpoints = client.get("/admin/games/webhookendpoint/")
+    assert endpoints.status_code == 200 and receiver.url.encode() in endpoints.content
+    deliveries = client.get("/admin/games/webhookdelivery/")
+    assert deliveries.status_code == 200 and str(delivery.pk).encode() in deliveries.content
+    page = client.get(f"/admin/games/webhookdelivery/{delivery.pk}/change/")
+    assert page.status_code == 200 and b"table_started" in page.content
+    client.post("/admin/games/webhookdelivery/", {"action": "resend", "_selected_action": [str(delivery.pk)]})
+    delivery.refresh_from_db()
+    # Sent again at once (Celery is eager in tests), with the same Webhook-Id.
+    assert len(receiver.requests) == 2 and delivery.status == "delivered" and delivery.attempts == 1
+    assert {r["headers"]["Webhook-Id"] for r in receiver.requests} == {str(delivery.pk)}
+    assert WebhookEndpoint.objects.get(pk=endpoint.pk).active
