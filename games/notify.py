@@ -94,9 +94,37 @@ def _wake_all() -> None:
         waiter.wake()
 
 
-def table_changed(table_id: str, version: int | None = None) -> None:
+# (table id) -> (when, version, table): the table as a change in this process committed it, for
+# this process's waiters woken by that change (games.polling.shared_table), so that they need
+# no read of their own. Kept only for tables this process has waiters on, short-lived and
+# bounded; only complete snapshots (a move's, whose seats and players were read under the
+# lock) are handed over.
+_fresh: dict[str, tuple[float, int, object]] = {}
+_FRESH_SECONDS = 2.0
+_MAX_FRESH = 1024
+
+
+def fresh(table_id: str, at_least: int):
+    """The table at version `at_least` or later as this process committed it moments ago, or None."""
+    hit = _fresh.get(str(table_id))
+    if hit is None or hit[1] < at_least or time.monotonic() - hit[0] > _FRESH_SECONDS:
+        return None
+    return hit[2]
+
+
+def table_changed(table_id: str, version: int | None = None, snapshot=None) -> None:
     """Called on commit of a change to the table (that made `version`), from any thread or
-    process."""
+    process. `snapshot`: the committed table with its seats and players, when the change has it
+    whole (a move), handed to this process's waiters."""
+    if snapshot is not None and version is not None and _waiters.get(str(table_id)):
+        key = str(table_id)
+        held = _fresh.get(key)
+        if held is None or held[1] < version:
+            _fresh[key] = (time.monotonic(), version, snapshot)
+            if len(_fresh) > _MAX_FRESH:
+                now = time.monotonic()
+                for stale in [k for k, v in list(_fresh.items()) if now - v[0] > _FRESH_SECONDS]:
+                    _fresh.pop(stale, None)
     wake_local(table_id, version)
     if settings.REDIS_URL:
         _publish(str(table_id) if version is None else f"{table_id} {version}")

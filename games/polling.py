@@ -147,7 +147,9 @@ _reads: dict[tuple[int, str], asyncio.Future] = {}
 
 async def shared_table(table_id: str, at_least: int):
     """The table at version `at_least` or later, from a read in flight if there is one."""
-    table = None
+    table = notify.fresh(table_id, at_least)
+    if table is not None and not versions.overdue(None if table.deadline is None else table.deadline.timestamp()):
+        return table  # as this process committed it: no read at all
     key = (id(asyncio.get_running_loop()), table_id)  # a future belongs to its loop
     for _ in range(3):
         future = _reads.get(key)

@@ -3,6 +3,8 @@ causes. Installed once by `common`; later features add theirs the same way."""
 
 from __future__ import annotations
 
+import copy
+
 from games import notify, scheduling
 from games.engine import registry
 
@@ -33,7 +35,19 @@ def rate_finished(change: changes.Change) -> None:
 
 def wake_waiters(change: changes.Change) -> None:
     """On commit: long-polls and event streams waiting on the table (any process)."""
-    notify.table_changed(change.table_id, change.version)
+    notify.table_changed(change.table_id, change.version, snapshot=_snapshot(change))
+
+
+def _snapshot(change: changes.Change):
+    """The committed table with its seats and players, for this process's woken waiters: only a
+    move's, whose seats (with their players) were read under the lock and not reassigned; a
+    shallow copy, so later work on the request's object does not reach the waiters."""
+    table = change.extra.get("table")
+    if table is None or change.extra.get("result") is None or table.version != change.version:
+        return None
+    if "seats" not in getattr(table, "_prefetched_objects_cache", {}):
+        return None
+    return copy.copy(table)
 
 
 def queue_follow_ups(change: changes.Change) -> None:

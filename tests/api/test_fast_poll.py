@@ -35,6 +35,7 @@ from tests.api.helpers import president_hands_deck
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ETAG = re.compile(r'^"v[0-9]+-[0-9a-f]{8}"$')
+CLOCK = '"games_table"."version" AS "version"'  # the version check (automation.table_clock)
 
 
 @pytest.fixture
@@ -77,15 +78,16 @@ def get(user, table_id, query="", **headers):
 
 
 @contextmanager
-def counted_queries():
-    """Every SQL statement run meanwhile, on any thread's connection."""
-    seen: list[str] = []
+def counted_queries(by_thread: bool = False):
+    """Every SQL statement run meanwhile, on any thread's connection (with `by_thread`: as
+    (thread id, statement))."""
+    seen: list = []
     lock = threading.Lock()
     original = db_utils.CursorWrapper.execute
 
     def execute(self, sql, params=None):
         with lock:
-            seen.append(sql)
+            seen.append((threading.get_ident(), sql) if by_thread else sql)
         return original(self, sql, params)
 
     db_utils.CursorWrapper.execute = execute
@@ -366,3 +368,61 @@ def test_woken_waiters_share_a_read_but_each_gets_only_their_own_seats_view(star
         assert answer.json() == user.api.get(f"/api/v1/tables/{table_id}/state").json()
         assert answer.headers["etag"] != tags[user.pk]
     assert [a.json()["you"] is None for a in answers] == [False] * 4 + [True] * 2
+
+
+def test_waiters_woken_by_a_move_of_this_process_read_nothing_and_others_read_once(started, make_user):
+    """A move committed in this process hands its table (seats and players read under the lock)
+    to this process's waiters: their answers cost no statement beyond the move's own. A change
+    without that snapshot (a save from elsewhere) costs the waiters one shared read."""
+    table_id, users, hands = started
+    spectators = [make_user() for _ in range(5)]
+    tags = {u.pk: get(u, table_id).headers["etag"] for u in spectators}
+
+    def wake_all(change):
+        async def scenario():
+            async with client() as c:
+                polls = [
+                    asyncio.create_task(c.get(url(table_id, "?wait=30"),
+                                              headers={"Authorization": f"Token {u.token}", "If-None-Match": tags[u.pk]}))
+                    for u in spectators
+                ]
+                for _ in range(500):
+                    if sum(len(group) for group in notify._waiters.values()) >= len(polls):
+                        break
+                    await asyncio.sleep(0.02)
+                with counted_queries() as seen:
+                    await sync_to_async(change)()
+                    answers = await asyncio.gather(*polls)
+                return answers, seen
+
+        return run(scenario)
+
+    mover_thread: list[int] = []
+
+    def move():
+        mover_thread.append(threading.get_ident())
+        moves.move_submit(table_id=table_id, user=users[0], move={"type": "play", "cards": [hands[0][0]]})
+
+    with counted_queries(by_thread=True) as statements:
+        answers, _ = wake_all(move)
+    assert all(a.status_code == 200 and a.json()["version"] == answers[0].json()["version"] for a in answers)
+    own = [sql for thread, sql in statements if thread == mover_thread[0]]
+    others = [sql for thread, sql in statements if thread != mover_thread[0]]
+    # The move's own statements (the lock, the seats, UPDATE, INSERT); the waiters' only ones
+    # are the version checks they make as they subscribe, none to answer.
+    assert any(sql.startswith("INSERT") for sql in own)
+    assert all(CLOCK in sql for sql in others), others
+    for user in spectators:
+        tags[user.pk] = get(user, table_id).headers["etag"]
+
+    def save_elsewhere():
+        table = Table.objects.get(pk=table_id)
+        table.version += 1
+        table.save()
+
+    answers, seen = wake_all(save_elsewhere)
+    assert all(a.status_code == 200 for a in answers)
+    reads = [sql for sql in seen if sql.startswith("SELECT") and '"games_table"."finished_at" FROM "games_table"' in sql]
+    # Whole-row reads of the table: the save's own, then one shared by the five waiters (the
+    # re-check that found the change reads only versions).
+    assert len(reads) == 2, reads
