@@ -127,3 +127,31 @@ def test_leaving_a_game_one_does_not_wait_for_is_404(make_user):
     with pytest.raises(NotFound):
         lobby.quick_play_leave(user=make_user(), game="pitch")
     assert ratings.display(ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA) == 1000
+
+
+@pytest.mark.parametrize("meanwhile", ["taken", "left"])
+def test_a_table_that_changes_between_the_choice_and_its_lock_is_passed_over(make_user, monkeypatch, meanwhile):
+    """The bot fill at `bots_after`, a join by the table's id and a leave do not take the
+    shape's lock: when the chosen table loses its free seat (or is deleted, left empty) between
+    the choice and its lock, the player opens another table rather than getting an error."""
+    from games.services import tables
+
+    first, late = make_user(), make_user()
+    waiting = quick(first, game="lopti", seats=2).json()["id"]
+    real_lock = lobby.lock_table
+    changed = []
+
+    def lock_after_a_concurrent_change(table_id, **kwargs):
+        if str(table_id) == waiting and not changed:
+            changed.append(True)
+            if meanwhile == "taken":
+                tables.table_join(table_id=waiting, user=make_user())
+            else:
+                tables.table_leave(table_id=waiting, user=first)
+        return real_lock(table_id, **kwargs)
+
+    monkeypatch.setattr(lobby, "lock_table", lock_after_a_concurrent_change)
+    answer = quick(late, game="lopti", seats=2)
+    assert changed and answer.status_code == 200
+    assert answer.json()["id"] != waiting and answer.json()["status"] == "open"
+    assert [s["player"]["id"] for s in answer.json()["seats"] if s["player"]] == [late.pk]
