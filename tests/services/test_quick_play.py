@@ -155,3 +155,26 @@ def test_a_table_that_changes_between_the_choice_and_its_lock_is_passed_over(mak
     assert changed and answer.status_code == 200
     assert answer.json()["id"] != waiting and answer.json()["status"] == "open"
     assert [s["player"]["id"] for s in answer.json()["seats"] if s["player"]] == [late.pk]
+
+
+def test_the_fill_is_queued_for_bots_after_and_the_sweep_fills_when_the_task_is_lost(make_user, monkeypatch, settings):
+    """The fill is a Celery task queued on commit for `bots_at` (like a turn deadline); when
+    it is lost, the beat's sweep fills the overdue table. `bots_after: 0` queues nothing and the
+    table keeps waiting for players."""
+    from games import scheduling, tasks
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    sent = []
+    monkeypatch.setattr(scheduling, "_send", lambda name, args, **options: sent.append((name, args, options)))
+    waiting = quick(make_user(), bots_after=30, options={"hands": 1}).json()["id"]
+    never = quick(make_user(), game="lopti", seats=2, bots_after=0).json()["id"]
+    fills = [(args, options) for name, args, options in sent if name == "quick_play_fill"]
+    bots_at = Table.objects.get(pk=waiting).bots_at
+    assert fills == [((waiting,), {"eta": bots_at})] and Table.objects.get(pk=never).bots_at is None
+    assert tasks.sweep() == 0 and Table.objects.get(pk=waiting).status == Table.Status.OPEN
+    later = bots_at + timedelta(seconds=tasks.SWEEP_SECONDS + 1)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    assert tasks.sweep() >= 1
+    filled = Table.objects.get(pk=waiting)
+    assert filled.status == Table.Status.ACTIVE and filled.seats.filter(is_bot=True).count() == 3
+    assert Table.objects.get(pk=never).status == Table.Status.OPEN
