@@ -178,3 +178,21 @@ def test_the_fill_is_queued_for_bots_after_and_the_sweep_fills_when_the_task_is_
     filled = Table.objects.get(pk=waiting)
     assert filled.status == Table.Status.ACTIVE and filled.seats.filter(is_bot=True).count() == 3
     assert Table.objects.get(pk=never).status == Table.Status.OPEN
+
+
+def test_a_retried_quick_play_with_its_idempotency_key_is_the_first_answer(make_user):
+    """api.md: every state-changing POST accepts an Idempotency-Key. A client retrying the
+    request that filled and started a table (its answer lost) must not be queued at a second
+    table, which is what asking again without the key does once the first table has started."""
+    first, second = make_user(), make_user()
+    waiting = quick(first, game="lopti", seats=2).json()["id"]
+    body = {"seats": 2}
+    key = {"HTTP_IDEMPOTENCY_KEY": "quick-1"}
+    answer = second.api.post("/api/v1/lobby/lopti/quick-play", body, format="json", **key)
+    assert answer.json()["id"] == waiting and answer.json()["status"] == "active"
+    again = second.api.post("/api/v1/lobby/lopti/quick-play", body, format="json", **key)
+    assert again.status_code == 200 and again["Idempotent-Replayed"] == "true" and again.json() == answer.json()
+    assert not Table.objects.filter(status=Table.Status.OPEN, seats__user=second).exists()
+    other = second.api.post("/api/v1/lobby/lopti/quick-play", {"seats": 3}, format="json", **key)
+    assert other.status_code == 409 and other.json()["code"] == "idempotency_key_reused"
+    assert second.api.post("/api/v1/lobby/lopti/quick-play", ["seats"], format="json").status_code == 400
