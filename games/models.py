@@ -216,6 +216,10 @@ class RatedTable(models.Model):
 
     table = models.OneToOneField(Table, on_delete=models.CASCADE, related_name="rated_as")
     game = models.CharField(max_length=20)
+    combine = models.CharField(
+        max_length=4, default="sum",
+        help_text="how one account's seats made its update (services.ratings._combine): sum; mean before 2026-12-01",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

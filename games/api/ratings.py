@@ -10,10 +10,11 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from config.errors import NotFound
-from config.schema import errors
+from config.schema import IDEMPOTENCY_KEY, errors
 from games import selectors
 from games.services import lobby, ratings
 
+from .http import Idempotent, validated
 from .tables import TableOutputSerializer
 
 
@@ -81,7 +82,7 @@ class PlayerApi(APIView):
         )
 
 
-class QuickPlayApi(APIView):
+class QuickPlayApi(Idempotent, APIView):
     class InputSerializer(serializers.Serializer):
         seats = serializers.IntegerField(required=False, min_value=2, max_value=7, help_text="default: 4 (2 for Lopti's minimum games)")
         options = serializers.DictField(required=False, default=dict, help_text="the game's options (GET /games); bot_delay and rated are quick play's")
@@ -99,14 +100,18 @@ class QuickPlayApi(APIView):
             "when `bots_after` seconds pass first, its free seats go to bots of the level whose rating is "
             "nearest and it starts. Asking again while you wait returns the same table."
         ),
+        parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: TableOutputSerializer, **errors("invalid", "not_found")},
+        responses={200: TableOutputSerializer, **errors("invalid", "not_found", "idempotency_key_reused")},
     )
     def post(self, request, game):
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        table = lobby.quick_play_join(user=request.user, game=game, **serializer.validated_data)
-        return Response(selectors.table_summary(selectors.get_table(table.pk)))
+        # Idempotent (api.md): a retry after the request that started the table must not queue
+        # the caller at a second one, which asking again without the key does.
+        def run():
+            table = lobby.quick_play_join(user=request.user, game=game, **validated(self.InputSerializer, request.data))
+            return selectors.table_summary(selectors.get_table(table.pk))
+
+        return self.idempotent(request, run, versioned=False)
 
     @extend_schema(operation_id="lobby_quick_play_leave", request=None,
                    responses={204: None, **errors("not_found")})

@@ -101,9 +101,9 @@ def quick_play_join(*, user, game: str, seats: int | None = None, options: dict 
             if any(row.user_id is None for row in t.seats.all())
         ]
         gaps = [(abs(_average(t, game, default=mine) - mine), t.created_at, t) for t in candidates]
-        gaps = [g for g in gaps if g[0] <= settings.QUICK_PLAY_MAX_RATING_GAP]
-        best = min(gaps, key=lambda g: g[:2])[2] if gaps else None
-        if best is None:
+        gaps = sorted((g for g in gaps if g[0] <= settings.QUICK_PLAY_MAX_RATING_GAP), key=lambda g: g[:2])
+        table, row = _first_free_seat([t for _, _, t in gaps])
+        if table is None:
             table = table_create(user=user, game=game, seats=seats, options={**clean, "bot_delay": DEFAULT_BOT_DELAY})
             Table.objects.filter(pk=table.pk).update(
                 quick_play_key=key, bots_at=timezone.now() + timedelta(seconds=bots_after) if bots_after else None
@@ -111,8 +111,6 @@ def quick_play_join(*, user, game: str, seats: int | None = None, options: dict 
             table = lock_table(table.pk)
             _schedule_fill(table)
             return table
-        table = lock_table(best.pk)
-        row = table.seats.filter(user__isnull=True).order_by("index").first()
         row.user = user
         row.save(update_fields=["user"])
         if not table.seats.filter(user__isnull=True).exists():
@@ -122,6 +120,22 @@ def quick_play_join(*, user, game: str, seats: int | None = None, options: dict 
         else:
             bump(table, update_fields=[])
         return table
+
+
+def _first_free_seat(choices: list[Table]) -> tuple[Table | None, Seat | None]:
+    """The first of `choices` (best first) that, once locked, is still open with a free seat,
+    and that seat. The shape's lock orders quick-play seatings only: the bot fill, a join by
+    the table's id or a leave may have changed a table since it was read."""
+    for choice in choices:
+        try:
+            table = lock_table(choice.pk)
+        except NotFound:
+            continue  # left empty and deleted
+        if table.status == Table.Status.OPEN:
+            row = table.seats.filter(user__isnull=True).order_by("index").first()
+            if row is not None:
+                return table, row
+    return None, None
 
 
 def _schedule_fill(table: Table) -> None:

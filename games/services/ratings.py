@@ -13,8 +13,8 @@ total score (one match per table: a table is one game, and its hands are not ind
 matches — the roles of one hand set up the exchange of the next); Auction Pitch, the final
 scores' order, the two sides of a partnership table as teams; Lopti, the table's order as its
 engine gives it. Bots are rated as their level's shared account, so beating the hard bot means
-something; a level that fills several seats of one table gets the mean of those seats'
-updates, and one game played."""
+something; a level that fills several seats of one table gets those seats' updates together
+(`_combine`), and one game played."""
 
 from __future__ import annotations
 
@@ -61,15 +61,42 @@ def _rate(entrants: list[tuple[int, float, float]], places: list[int]) -> list[t
     return [(by_team[team][k].mu, by_team[team][k].sigma) for team, k in order]
 
 
-def _merge(user_ids: list[int], results: list[tuple[float, float]]) -> dict[int, tuple[float, float]]:
-    """One (mu, sigma) per account: the mean over its seats (a bot level in several seats)."""
-    sums: dict[int, list[float]] = {}
-    for user_id, (mu, sigma) in zip(user_ids, results, strict=True):
-        acc = sums.setdefault(user_id, [0.0, 0.0, 0])
-        acc[0] += mu
-        acc[1] += sigma
-        acc[2] += 1
-    return {uid: (acc[0] / acc[2], acc[1] / acc[2]) for uid, acc in sums.items()}
+# How the seats of one account in one match (a bot level in several seats) make its update;
+# each RatedTable records the one it was rated with, so a recompute replays it.
+SUM, MEAN = "sum", "mean"
+COMBINE = SUM
+
+
+def _combine(keys: list, before: dict, results: list[tuple[float, float]], how: str | None = None) -> dict:
+    """One (mu, sigma) per account from its seats' results (`before`: each account's (mu,
+    sigma) going in). An account in one seat takes the library's result as it is.
+
+    SUM: the seats' updates together. OpenSkill (Weng-Lin) moves a rating's mu by its variance
+    times the derivative of the match's log-likelihood with respect to that mu, and shrinks the
+    variance by the second derivative; one skill seen in several seats of a match has the sum of
+    those seats' derivatives. So mu' = mu + the sum of the seats' changes, and the variance takes
+    every seat's shrink factor: sigma'^2 = s^2 * prod(sigma_k^2 / s^2), where s^2 = sigma^2 +
+    tau^2 is the prior the library starts each seat from (kappa bounds it as in the library).
+    MEAN (the tables rated before 2026-12-01's fix): the mean of the seats' values, which counted
+    a level's seats of a table as one seat's evidence."""
+    how = how or COMBINE
+    seats: dict = {}
+    for key, result in zip(keys, results, strict=True):
+        seats.setdefault(key, []).append(result)
+    combined = {}
+    for key, got in seats.items():
+        if len(got) == 1:
+            combined[key] = got[0]
+        elif how == MEAN:
+            combined[key] = (sum(mu for mu, _ in got) / len(got), sum(sigma for _, sigma in got) / len(got))
+        else:
+            mu, sigma = before[key]
+            prior = sigma * sigma + MODEL.tau * MODEL.tau
+            shrink = 1.0
+            for _, sigma_k in got:
+                shrink *= sigma_k * sigma_k / prior
+            combined[key] = (mu + sum(mu_k - mu for mu_k, _ in got), (prior * max(shrink, MODEL.kappa)) ** 0.5)
+    return combined
 
 
 def match(current: dict, places: list[list[int]], teams: list[list[int]], account) -> tuple[dict, list[int], list]:
@@ -85,7 +112,7 @@ def match(current: dict, places: list[list[int]], teams: list[list[int]], accoun
         team_places.append(min(place_of[s] for s in seats))
         entrants += [(team_index, account(s)) for s in seats]
     results = _rate([(team, *current[key]) for team, key in entrants], team_places)
-    return _merge([key for _, key in entrants], results), team_places, entrants
+    return _combine([key for _, key in entrants], current, results), team_places, entrants
 
 
 def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams: list[list[int]]) -> bool:
@@ -98,7 +125,7 @@ def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams:
     user_ids = sorted({rows[s].user_id for side in teams for s in side})
     try:
         with transaction.atomic():
-            rated = RatedTable.objects.create(table=table, game=table.game)
+            rated = RatedTable.objects.create(table=table, game=table.game, combine=COMBINE)
     except IntegrityError:
         return False  # rated already
     for uid in user_ids:
@@ -166,8 +193,9 @@ def ratings_recompute(*, write: bool = False) -> list[str]:
             mu, sigma, _, _ = state.setdefault((e.user_id, rated.game), fresh())
             if (mu, sigma) != (e.mu_before, e.sigma_before):
                 differences.append(f"table {rated.table_id}: user {e.user_id} before {e.mu_before}/{e.sigma_before}, rebuilt {mu}/{sigma}")
-        results = _rate([(e.team, *state[(e.user_id, rated.game)][:2]) for e in entries], place_list)
-        merged = _merge([e.user_id for e in entries], results)
+        before = {e.user_id: tuple(state[(e.user_id, rated.game)][:2]) for e in entries}
+        results = _rate([(e.team, *before[e.user_id]) for e in entries], place_list)
+        merged = _combine([e.user_id for e in entries], before, results, rated.combine)
         for e in entries:
             if merged[e.user_id] != (e.mu_after, e.sigma_after):
                 differences.append(f"table {rated.table_id}: user {e.user_id} after {e.mu_after}/{e.sigma_after}, rebuilt {merged[e.user_id]}")

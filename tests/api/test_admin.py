@@ -120,3 +120,24 @@ def test_the_table_page_costs_the_same_queries_at_five_moves_and_at_three_hundre
     assert small == large
     assert "5 of 5 moves shown" in small_page and "50 of 300 moves shown" in large_page
     assert "<td>300</td>" in large_page and "<td>250</td>" not in large_page
+
+
+@pytest.mark.django_db
+def test_rating_admin_lists_a_players_ratings_and_resets_one(operator, make_user):
+    from games.models import Rating, RatingReset
+    from games.services import ratings
+
+    player, other = make_user(username="ratedone"), make_user(username="someoneelse")
+    for user, game in ((player, "pitch"), (player, "president"), (other, "pitch")):
+        Rating.objects.create(user=user, game=game, mu=30, sigma=2, rating=ratings.display(30, 2), games=12, wins=5)
+    page = operator.get("/admin/games/rating/?q=ratedone")
+    assert page.status_code == 200 and page.content.count(b"ratedone") >= 2 and b"someoneelse" not in page.content
+    reset = Rating.objects.get(user=player, game="pitch")
+    operator.post("/admin/games/rating/", {"action": "reset", "_selected_action": [reset.pk]})
+    reset.refresh_from_db()
+    assert (reset.mu, reset.sigma, reset.rating, reset.games, reset.wins) == (
+        ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA, 1000, 0, 0)
+    # Only that one: the player's other game and the other player keep theirs; the reset is on record.
+    assert Rating.objects.get(user=player, game="president").games == 12
+    assert Rating.objects.get(user=other, game="pitch").games == 12
+    assert list(RatingReset.objects.values_list("user", "game")) == [(player.pk, "pitch")]

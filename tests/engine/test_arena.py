@@ -69,6 +69,7 @@ def test_simulate_states_its_verdict_and_rates_the_levels():
     rows = {line.split()[0]: line.split() for line in text.splitlines()[-3:-1]}
     assert rows["easy"][4:6] == ["4", "4"] and rows["random"][4:6] == ["4", "0"]  # games, wins
     assert int(rows["easy"][1]) > int(rows["random"][1])  # the display rating
+    assert rows["easy"][6] == "1.00" and rows["random"][6] == "2.00"  # the mean place of its seats
 
 
 def test_a_stopped_run_reports_the_tables_played_so_far():

@@ -127,3 +127,72 @@ def test_leaving_a_game_one_does_not_wait_for_is_404(make_user):
     with pytest.raises(NotFound):
         lobby.quick_play_leave(user=make_user(), game="pitch")
     assert ratings.display(ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA) == 1000
+
+
+@pytest.mark.parametrize("meanwhile", ["taken", "left"])
+def test_a_table_that_changes_between_the_choice_and_its_lock_is_passed_over(make_user, monkeypatch, meanwhile):
+    """The bot fill at `bots_after`, a join by the table's id and a leave do not take the
+    shape's lock: when the chosen table loses its free seat (or is deleted, left empty) between
+    the choice and its lock, the player opens another table rather than getting an error."""
+    from games.services import tables
+
+    first, late = make_user(), make_user()
+    waiting = quick(first, game="lopti", seats=2).json()["id"]
+    real_lock = lobby.lock_table
+    changed = []
+
+    def lock_after_a_concurrent_change(table_id, **kwargs):
+        if str(table_id) == waiting and not changed:
+            changed.append(True)
+            if meanwhile == "taken":
+                tables.table_join(table_id=waiting, user=make_user())
+            else:
+                tables.table_leave(table_id=waiting, user=first)
+        return real_lock(table_id, **kwargs)
+
+    monkeypatch.setattr(lobby, "lock_table", lock_after_a_concurrent_change)
+    answer = quick(late, game="lopti", seats=2)
+    assert changed and answer.status_code == 200
+    assert answer.json()["id"] != waiting and answer.json()["status"] == "open"
+    assert [s["player"]["id"] for s in answer.json()["seats"] if s["player"]] == [late.pk]
+
+
+def test_the_fill_is_queued_for_bots_after_and_the_sweep_fills_when_the_task_is_lost(make_user, monkeypatch, settings):
+    """The fill is a Celery task queued on commit for `bots_at` (like a turn deadline); when
+    it is lost, the beat's sweep fills the overdue table. `bots_after: 0` queues nothing and the
+    table keeps waiting for players."""
+    from games import scheduling, tasks
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    sent = []
+    monkeypatch.setattr(scheduling, "_send", lambda name, args, **options: sent.append((name, args, options)))
+    waiting = quick(make_user(), bots_after=30, options={"hands": 1}).json()["id"]
+    never = quick(make_user(), game="lopti", seats=2, bots_after=0).json()["id"]
+    fills = [(args, options) for name, args, options in sent if name == "quick_play_fill"]
+    bots_at = Table.objects.get(pk=waiting).bots_at
+    assert fills == [((waiting,), {"eta": bots_at})] and Table.objects.get(pk=never).bots_at is None
+    assert tasks.sweep() == 0 and Table.objects.get(pk=waiting).status == Table.Status.OPEN
+    later = bots_at + timedelta(seconds=tasks.SWEEP_SECONDS + 1)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    assert tasks.sweep() >= 1
+    filled = Table.objects.get(pk=waiting)
+    assert filled.status == Table.Status.ACTIVE and filled.seats.filter(is_bot=True).count() == 3
+    assert Table.objects.get(pk=never).status == Table.Status.OPEN
+
+
+def test_a_retried_quick_play_with_its_idempotency_key_is_the_first_answer(make_user):
+    """api.md: every state-changing POST accepts an Idempotency-Key. A client retrying the
+    request that filled and started a table (its answer lost) must not be queued at a second
+    table, which is what asking again without the key does once the first table has started."""
+    first, second = make_user(), make_user()
+    waiting = quick(first, game="lopti", seats=2).json()["id"]
+    body = {"seats": 2}
+    key = {"HTTP_IDEMPOTENCY_KEY": "quick-1"}
+    answer = second.api.post("/api/v1/lobby/lopti/quick-play", body, format="json", **key)
+    assert answer.json()["id"] == waiting and answer.json()["status"] == "active"
+    again = second.api.post("/api/v1/lobby/lopti/quick-play", body, format="json", **key)
+    assert again.status_code == 200 and again["Idempotent-Replayed"] == "true" and again.json() == answer.json()
+    assert not Table.objects.filter(status=Table.Status.OPEN, seats__user=second).exists()
+    other = second.api.post("/api/v1/lobby/lopti/quick-play", {"seats": 3}, format="json", **key)
+    assert other.status_code == 409 and other.json()["code"] == "idempotency_key_reused"
+    assert second.api.post("/api/v1/lobby/lopti/quick-play", ["seats"], format="json").status_code == 400

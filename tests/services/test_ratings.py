@@ -142,6 +142,41 @@ def test_bots_are_rated_as_their_levels_shared_account(make_user):
     assert RatingHistory.objects.filter(rated_table__table=finished, user=bot.user).count() == 2
     entries = RatingHistory.objects.filter(rated_table__table=finished, user=bot.user)
     assert {(e.mu_after, e.sigma_after) for e in entries} == {(bot.mu, bot.sigma)}
+    # Its change is its two seats' changes together (each seat rated as a distinct player).
+    history = list(RatingHistory.objects.filter(rated_table__table=finished).order_by("team"))
+    seats = _separately([e.place for e in history], (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA))
+    gains = [after[0] - ratings.DEFAULT_MU for e, after in zip(history, seats, strict=True) if e.user_id == bot.user_id]
+    assert len(gains) == 2 and bot.mu - ratings.DEFAULT_MU == pytest.approx(sum(gains))
+
+
+def _separately(places, before):
+    """The (mu, sigma) OpenSkill gives each seat of a match rated with every seat a distinct
+    player holding `before` (places: the rank of each seat)."""
+    out = ratings.MODEL.rate([[ratings.MODEL.rating(mu=before[0], sigma=before[1])] for _ in places], ranks=places)
+    return [(team[0].mu, team[0].sigma) for team in out]
+
+
+def test_an_account_in_two_seats_of_a_match_gets_both_seats_updates():
+    """The update both paths use (the service and `simulate --rated`): one account in two
+    seats (a bot level) moves by the two seats' changes together, as one skill seen twice in
+    one match, not by their mean (which counted a level's two seats as one): first and second
+    place gain it more than first place alone gains a player, and it ends surer."""
+    fresh = (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA)
+    places, teams = [[0], [1], [2], [3]], [[0], [1], [2], [3]]
+    seats = _separately([1, 2, 3, 4], fresh)
+    shared, team_places, entrants = ratings.match({"bot": fresh, 2: fresh, 3: fresh}, places, teams,
+                                                  lambda s: "bot" if s < 2 else s)
+    assert team_places == [1, 2, 3, 4] and [key for _, key in entrants] == ["bot", "bot", 2, 3]
+    gain = shared["bot"][0] - fresh[0]
+    assert gain == pytest.approx((seats[0][0] - fresh[0]) + (seats[1][0] - fresh[0]))
+    assert gain > seats[0][0] - fresh[0] > 0
+    assert shared["bot"][1] < min(seats[0][1], seats[1][1])
+    # The other players' updates are those of the match with four distinct players.
+    assert (shared[2], shared[3]) == (seats[2], seats[3])
+    # First and last: the two seats' changes nearly cancel out (one skill, both ends).
+    ends, _, _ = ratings.match({"bot": fresh, 1: fresh, 2: fresh}, [[0], [1], [2], [3]], teams,
+                               lambda s: "bot" if s in (0, 3) else s)
+    assert abs(ends["bot"][0] - fresh[0]) < 0.5 * (seats[0][0] - fresh[0])
 
 
 def test_pitch_partners_rate_as_one_team(make_user):
@@ -180,6 +215,26 @@ def test_recompute_reproduces_the_stored_ratings_and_reports_tampering(make_user
     call_command("recompute_ratings", "--write")
     assert ratings.ratings_recompute() == []
     assert Rating.objects.get(user=players[1], game="president").mu != 99.0
+
+
+def test_recompute_replays_each_table_with_the_rule_it_was_rated_with(make_user, monkeypatch):
+    """Tables rated before the seats of one account were combined by their sum (their mean
+    then) still rebuild to the stored values: each rated table records its rule."""
+    humans = [make_user() for _ in range(2)]
+    for rule in (ratings.MEAN, ratings.SUM):
+        monkeypatch.setattr(ratings, "COMBINE", rule)
+        table = tables.table_create(user=humans[0], game="president", seats=4, options={"hands": 1})
+        tables.table_join(table_id=table.pk, user=humans[1])
+        for _ in range(2):
+            automation.table_add_bot(table_id=table.pk, user=humans[0], level="easy")
+        tables.table_start(table_id=table.pk, user=humans[0])
+        play_out(table.pk, {0: humans[0], 1: humans[1]}, bots=True)
+    assert list(RatedTable.objects.order_by("id").values_list("combine", flat=True)) == ["mean", "sum"]
+    assert Rating.objects.get(user__username="bot:easy", game="president").games == 2
+    assert ratings.ratings_recompute() == []
+    # Replayed with the other rule, the first table no longer gives what was stored.
+    RatedTable.objects.filter(combine="mean").update(combine="sum")
+    assert ratings.ratings_recompute() != []
 
 
 def test_leaderboard_order_pagination_and_profiles(make_user, settings, anon):

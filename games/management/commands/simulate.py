@@ -98,6 +98,7 @@ class Command(BaseCommand):
         current = {level: (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA) for level in levels}
         games = dict.fromkeys(levels, 0)
         wins = dict.fromkeys(levels, 0)
+        places = {level: [0, 0] for level in levels}  # the sum of its seats' places, its seats
         for table in result.tables:
             merged, team_places, entrants = ratings.match(current, table.places, table.teams,
                                                           lambda player, t=table: t.levels[player])
@@ -105,9 +106,14 @@ class Command(BaseCommand):
             for level in merged:
                 games[level] += 1
             wins.update({level: wins[level] + 1 for level in {lv for team, lv in entrants if team_places[team] == 1}})
+            for team, level in entrants:
+                places[level][0] += team_places[team]
+                places[level][1] += 1
         self.stdout.write(f"ratings after {len(result.tables)} rated tables (each level one account, "
-                          f"display = 1000 + 40 (mu - 3 sigma)):")
-        self.stdout.write(f"{'level':8} {'rating':>6} {'mu':>7} {'sigma':>6} {'games':>6} {'wins':>6}")
+                          f"display = 1000 + 40 (mu - 3 sigma); place: the mean place of its seats, 1 = first):")
+        self.stdout.write(f"{'level':8} {'rating':>6} {'mu':>7} {'sigma':>6} {'games':>6} {'wins':>6} {'place':>6}")
         for level in levels:
             mu, sigma = current[level]
-            self.stdout.write(f"{level:8} {ratings.display(mu, sigma):6d} {mu:7.2f} {sigma:6.2f} {games[level]:6d} {wins[level]:6d}")
+            place = places[level][0] / places[level][1] if places[level][1] else 0.0
+            self.stdout.write(f"{level:8} {ratings.display(mu, sigma):6d} {mu:7.2f} {sigma:6.2f} {games[level]:6d} "
+                              f"{wins[level]:6d} {place:6.2f}")
