@@ -32,9 +32,11 @@ import hashlib
 import hmac
 import logging
 import re
+import threading
 import time
 import uuid
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from urllib.parse import parse_qs
 
@@ -57,9 +59,9 @@ log = logging.getLogger(__name__)
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 
-def run_db(fn):
-    """Run `fn` on the shared thread pool, then hand its database connection back (to the pool,
-    or closed): no request or waiter keeps a connection between two pieces of work."""
+def _closing(fn):
+    """`fn`, then its database connection handed back (to the pool, or closed): no request or
+    waiter keeps a connection between two pieces of work."""
 
     def run(*args):
         try:
@@ -70,7 +72,28 @@ def run_db(fn):
             else:
                 connection.close()
 
-    return sync_to_async(run, thread_sensitive=False)
+    return run
+
+
+def run_db(fn):
+    """Run `fn` on the shared thread pool (the requests' database work), connection handed back."""
+    return sync_to_async(_closing(fn), thread_sensitive=False)
+
+
+# The reads of woken waiters run on threads of their own: behind a burst of moves on the shared
+# pool (fifty tables moving at once), another process's waiters would wait for every move to
+# finish before reading the change that woke them.
+_woken_pool: ThreadPoolExecutor | None = None
+_woken_pool_lock = threading.Lock()
+
+
+def _woken_read(table_id: str) -> asyncio.Future:
+    global _woken_pool
+    if _woken_pool is None:
+        with _woken_pool_lock:
+            if _woken_pool is None:
+                _woken_pool = ThreadPoolExecutor(max_workers=settings.WOKEN_READ_THREADS, thread_name_prefix="woken-read")
+    return asyncio.get_running_loop().run_in_executor(_woken_pool, _closing(read_table), table_id)
 
 
 # ETags ---------------------------------------------------------------------------------------
@@ -154,7 +177,7 @@ async def shared_table(table_id: str, at_least: int):
     for _ in range(3):
         future = _reads.get(key)
         if future is None:
-            future = asyncio.ensure_future(run_db(read_table)(table_id))
+            future = _woken_read(table_id)
             _reads[key] = future
             future.add_done_callback(lambda f, key=key: _reads.pop(key, None) if _reads.get(key) is f else None)
         table = await asyncio.shield(future)

@@ -256,6 +256,9 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Long-poll: how often a waiting request re-reads the version when no in-process wake-up came.
 LONGPOLL_RECHECK_SECONDS = float(os.environ.get("LONGPOLL_RECHECK_SECONDS", "1.0"))
 LONGPOLL_MAX_SECONDS = 30
+# Threads (per web process) that read a table for the waiters a change woke (games.polling):
+# apart from the requests' pool, so that a burst of moves does not delay them.
+WOKEN_READ_THREADS = int(os.environ.get("WOKEN_READ_THREADS", "4"))
 # The polling path (games.polling, issue 12): a token's user is cached this long in each web
 # process (a deactivation or new token reaches other processes at once through Redis, else
 # within this time); a table's version is cached in Redis for this long after its last write;
