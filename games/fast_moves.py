@@ -121,9 +121,7 @@ def _submit(table_id: str, user, move: dict, expected: int | None) -> tuple[int,
     except ApiError as exc:
         if committed:
             raise
-        return exc.status, [(b"content-type", b"application/json"), *_HEADERS[1:]], orjson.dumps(
-            error_body(exc.code, exc.message, exc.detail)
-        )
+        return exc.status, list(_HEADERS), polling.render(error_body(exc.code, exc.message, exc.detail))
     state = selectors.state_view(table, user)
     body = {"version": table.version, "events": selectors.move_events(table, events, seat), "state": state}
     return 200, [*_HEADERS, (b"etag", polling.etag(state["version"], user).encode())], polling.render(body)
