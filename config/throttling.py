@@ -103,7 +103,6 @@ class MoveRateThrottle(_Counting, throttling.ScopedRateThrottle):
         return super().allow_request(request, view)
 
 
-
 def count_move(user_pk: int, classes, scope: str) -> bool | None:
     """The throttles of a player's move for the fast path (games.fast_moves): the request
     counted in each window of the view's throttle `classes` (`scope`: its throttle_scope)
