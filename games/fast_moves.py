@@ -33,6 +33,7 @@ from config import throttling
 from config.errors import ApiError, error_body
 from config.parsers import MAX_JSON_DEPTH, json_depth_exceeds, json_has_nul
 from games import polling, selectors
+from games.api.tables import TableMovesApi
 from games.services import moves
 
 PATH = re.compile(r"^/api/v1/tables/(?P<table_id>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/moves$")
@@ -150,8 +151,6 @@ async def _answer(scope, receive, headers: dict[str, str], match):
         user = await polling.token_user(key)
     except polling.Fallback:
         raise polling.Fallback(replay) from None
-    from games.api.tables import TableMovesApi
-
     allowed = throttling.count_move(user.pk, TableMovesApi.throttle_classes, TableMovesApi.throttle_scope)
     if not allowed:  # None: throttles of the deployment's own; False: over a rate
         raise polling.Fallback(replay)

@@ -339,11 +339,9 @@ def test_a_host_outside_allowed_hosts_is_refused_as_django_refuses_it(started):
     assert run(scenario).status_code == 400
 
 
-def test_woken_waiters_share_a_read_but_each_gets_only_their_own_seats_view(started, make_user):
-    table_id, users, hands = started
-    spectators = [make_user(), make_user()]
-    viewers = [*users, *spectators]
-    tags = {u.pk: get(u, table_id).headers["etag"] for u in viewers}
+def woken_answers(table_id, viewers, tags, change):
+    """Long-poll the table as each viewer (from the ETag in `tags`), run `change` on a thread
+    once every poll waits, and return (the answers, every statement run from then on)."""
 
     async def scenario():
         async with client() as c:
@@ -356,12 +354,23 @@ def test_woken_waiters_share_a_read_but_each_gets_only_their_own_seats_view(star
                 if sum(len(group) for group in notify._waiters.values()) >= len(polls):
                     break
                 await asyncio.sleep(0.02)
-            await sync_to_async(
-                lambda: moves.move_submit(table_id=table_id, user=users[0], move={"type": "play", "cards": [hands[0][0]]})
-            )()
-            return await asyncio.gather(*polls)
+            with counted_queries() as seen:
+                await sync_to_async(change)()
+                answers = await asyncio.gather(*polls)
+            return answers, seen
 
-    answers = run(scenario)
+    return run(scenario)
+
+
+def test_woken_waiters_share_a_read_but_each_gets_only_their_own_seats_view(started, make_user):
+    table_id, users, hands = started
+    spectators = [make_user(), make_user()]
+    viewers = [*users, *spectators]
+    tags = {u.pk: get(u, table_id).headers["etag"] for u in viewers}
+    answers, _ = woken_answers(
+        table_id, viewers, tags,
+        lambda: moves.move_submit(table_id=table_id, user=users[0], move={"type": "play", "cards": [hands[0][0]]}),
+    )
     for user, answer in zip(viewers, answers, strict=True):
         assert answer.status_code == 200
         # Exactly what a plain read gives this viewer: their own hand, or none for a spectator.
@@ -378,25 +387,6 @@ def test_waiters_woken_by_a_move_of_this_process_read_nothing_and_others_read_on
     spectators = [make_user() for _ in range(5)]
     tags = {u.pk: get(u, table_id).headers["etag"] for u in spectators}
 
-    def wake_all(change):
-        async def scenario():
-            async with client() as c:
-                polls = [
-                    asyncio.create_task(c.get(url(table_id, "?wait=30"),
-                                              headers={"Authorization": f"Token {u.token}", "If-None-Match": tags[u.pk]}))
-                    for u in spectators
-                ]
-                for _ in range(500):
-                    if sum(len(group) for group in notify._waiters.values()) >= len(polls):
-                        break
-                    await asyncio.sleep(0.02)
-                with counted_queries() as seen:
-                    await sync_to_async(change)()
-                    answers = await asyncio.gather(*polls)
-                return answers, seen
-
-        return run(scenario)
-
     mover_thread: list[int] = []
 
     def move():
@@ -404,7 +394,7 @@ def test_waiters_woken_by_a_move_of_this_process_read_nothing_and_others_read_on
         moves.move_submit(table_id=table_id, user=users[0], move={"type": "play", "cards": [hands[0][0]]})
 
     with counted_queries(by_thread=True) as statements:
-        answers, _ = wake_all(move)
+        answers, _ = woken_answers(table_id, spectators, tags, move)
     assert all(a.status_code == 200 and a.json()["version"] == answers[0].json()["version"] for a in answers)
     own = [sql for thread, sql in statements if thread == mover_thread[0]]
     others = [sql for thread, sql in statements if thread != mover_thread[0]]
@@ -423,7 +413,7 @@ def test_waiters_woken_by_a_move_of_this_process_read_nothing_and_others_read_on
         table.save()
         notify.table_changed(table_id, table.version)
 
-    answers, seen = wake_all(save_elsewhere)
+    answers, seen = woken_answers(table_id, spectators, tags, save_elsewhere)
     assert all(a.status_code == 200 for a in answers)
     reads = [sql for sql in seen if sql.startswith("SELECT") and '"games_table"."finished_at" FROM "games_table"' in sql]
     # Whole-row reads of the table: the save's own, then one shared by the five waiters (the
