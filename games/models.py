@@ -259,6 +259,7 @@ class RatingReset(models.Model):
 
 class QuickPlayLock(models.Model):
     """One row per quick-play shape, locked while a player is seated for that shape, so two
-    players asking at once end up at one table rather than at two half-filled ones."""
+    players asking at once end up at one table rather than at two half-filled ones; and one
+    per player and game (`player:<id>:<game>`), so one player is queued once per game."""
 
     key = models.CharField(max_length=64, unique=True)

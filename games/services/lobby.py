@@ -8,7 +8,8 @@ of the level whose rating is nearest to the table's average, and it starts.
 
 Every seating for a shape runs under a lock on that shape's row (QuickPlayLock), so two players
 asking at once for one remaining seat end up at the same table, never at two half-filled ones.
-A player waits in one quick-play queue per game at a time: asking again returns the same table."""
+A player waits in one quick-play queue per game at a time: asking again returns the same table,
+whatever shape is asked for (a lock per player and game orders one player's requests)."""
 
 from __future__ import annotations
 
@@ -86,11 +87,17 @@ def quick_play_join(*, user, game: str, seats: int | None = None, options: dict 
     seats, clean, key = shape(game, seats, options)
     if isinstance(bots_after, bool) or not isinstance(bots_after, int) or not 0 <= bots_after <= MAX_BOTS_AFTER:
         raise Invalid("bots_after out of range", {"fields": {"bots_after": [f"seconds, 0..{MAX_BOTS_AFTER}"]}})
-    try:
-        QuickPlayLock.objects.get_or_create(key=key)
-    except IntegrityError:
-        pass  # created by a concurrent request
+    # The player's own lock first, then the shape's (always in that order): one player asking
+    # at once for two shapes of a game is queued once, at one table (the second request
+    # finds the first's table); players of one shape are seated one at a time.
+    player_key = f"player:{user.pk}:{game}"  # shape keys are sha256 hex: no clash
+    for lock_key in (player_key, key):
+        try:
+            QuickPlayLock.objects.get_or_create(key=lock_key)
+        except IntegrityError:
+            pass  # created by a concurrent request
     with transaction.atomic():
+        QuickPlayLock.objects.select_for_update().get(key=player_key)
         QuickPlayLock.objects.select_for_update().get(key=key)
         already = _waiting(user, game)
         if already is not None:
