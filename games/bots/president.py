@@ -47,6 +47,7 @@ from games.engine.president import GAME as ENGINE
 from games.engine.president import (
     JOKER,
     ORDER,
+    POINTS,
     VARIATIONS,
     beats,
     card_key,
@@ -54,6 +55,7 @@ from games.engine.president import (
     playout_view,
     rank_of,
     rank_value,
+    role_of,
     view_deck,
     visible_played,
 )
@@ -67,6 +69,11 @@ PLAYOUT_BUDGET = 212  # playouts per decision in all (candidates x determinizati
 CARD_BUDGET = 6400  # ... and at most this many divided by the cards still in hands (a playout's
 #                    length), so that an early move of a long hand costs about a late one
 MAX_CANDIDATES = 8  # candidate moves searched (easy's choice always among them)
+# In a hand that can end the game (P-7) a playout scores the table: WIN_SCALE for a win, 0 for
+# a loss, TIE_VALUE x WIN_SCALE when the lead ends tied and play goes on; the scale keeps
+# MARGIN comparable with the place score of the other hands (first against second: 3).
+WIN_SCALE = 3.0
+TIE_VALUE = 0.4
 FIRST_BONUS = 2.0  # added to a playout's score (minus the place) when this seat went out first
 # Another move replaces easy's only when it scores better on average by MARGIN and by CONFIDENCE
 # standard errors of the paired differences: with 10-50 playouts a candidate, noise alone
@@ -438,16 +445,24 @@ def hard(view: dict, rng: random.Random, history: list[dict] | None = None) -> d
     hand_no = view["public"]["hand"]
     player = view["seats"][view["you"]["seat"]]["player"]
     worst = len(view["seats"])
+    if _deciding(view):
+        # This hand may end the game (P-7): what counts is winning the table, not the place.
+        def done(state: dict) -> bool:
+            return _table_outcome(state, player, hand_no) is not None
 
-    def done(state: dict) -> bool:
-        return place_in_hand(state, player, hand_no) is not None  # went out, or the hand ended
+        def score(state: dict, seat: int) -> float:
+            outcome = _table_outcome(state, player, hand_no)
+            return WIN_SCALE * (outcome if outcome is not None else 0.0)
+    else:
+        def done(state: dict) -> bool:
+            return place_in_hand(state, player, hand_no) is not None  # went out, or the hand ended
 
-    def score(state: dict, seat: int) -> float:
-        """Minus this seat's finishing place in the hand, FIRST_BONUS more for the first."""
-        place = place_in_hand(state, player, hand_no)
-        if place is None:
-            return -float(worst)
-        return -float(place) + (FIRST_BONUS if place == 1 else 0.0)
+        def score(state: dict, seat: int) -> float:
+            """Minus this seat's finishing place in the hand, FIRST_BONUS more for the first."""
+            place = place_in_hand(state, player, hand_no)
+            if place is None:
+                return -float(worst)
+            return -float(place) + (FIRST_BONUS if place == 1 else 0.0)
 
     # Cards seen played earlier in the hand are in nobody's hand (weight 0 for `determinize`).
     prior = dict.fromkeys(played_this_hand(history), 0.0) or None
@@ -467,6 +482,51 @@ def hard(view: dict, rng: random.Random, history: list[dict] | None = None) -> d
 
 
 hard.wants_history = True
+
+
+def _deciding(view: dict) -> bool:
+    """Whether the game can end with this hand (P-7): the `hands` count is reached, or (by
+    target score) some total can reach the target with a President's points, or the end is
+    already due and tied leaders play on."""
+    public = view["public"]
+    if public["hands"] is not None:
+        return public["hand"] >= public["hands"]
+    return max(view["scores"]) + POINTS["president"] >= public["target_score"]
+
+
+def _table_outcome(state: dict, player: int, hand_no: int) -> float | None:
+    """In a hand that may end the game: 1.0 once `player` is sure to win the table, 0.0 once
+    sure not to (another leads, or cannot be caught), TIE_VALUE when the hand ended with the
+    lead tied and play goes on (P-7.1); None while it is open. Read as soon as it is known,
+    so that a playout stops there: by this hand's points, the places still open going to the
+    seats still holding cards."""
+    if state["status"] == "finished":
+        seat = state["seat_players"].index(player)
+        return 1.0 if seat in state["winners"] else 0.0
+    if state["hand_no"] != hand_no:
+        return TIE_VALUE  # the hand ended without a sole leader (P-7.1: play goes on)
+    n = state["players"]
+    places, scores = state["places"], state["scores"]
+    taken = {p for p in places if p is not None}
+    open_points = [POINTS[role_of(n, p)] for p in range(1, n + 1) if p not in taken]
+    best_open, worst_open = max(open_points, default=0), min(open_points, default=0)
+
+    def final(s: int) -> tuple[int, int]:
+        if places[s] is not None:
+            total = scores[s] + POINTS[role_of(n, places[s])]
+            return total, total
+        return scores[s] + worst_open, scores[s] + best_open
+
+    seat = state["seat_players"].index(player)
+    low, high = final(seat)
+    sure_win = True
+    for s in range(n):
+        if s != seat:
+            other_low, other_high = final(s)
+            if other_low > high:
+                return 0.0  # someone ends ahead whatever happens
+            sure_win = sure_win and low > other_high
+    return 1.0 if sure_win else None
 
 
 def _policy(state: dict, seat: int, rng: random.Random) -> dict:

@@ -446,3 +446,59 @@ def test_a_deal_that_contradicts_a_pass_is_refused():
     assert not bots._fits(bots._pass_evidence(later), me=0)(sample(["5S"]))
     # A revolution changes the order: no evidence is drawn.
     assert bots._pass_evidence(history + [{"type": "revolution", "active": True}]) == []
+
+
+# --- the hard bot's score in a hand that can end the game (P-6 points, P-7 the end) -------------
+def _at(state, *, places=None, scores=None):
+    st = copy.deepcopy(state)
+    if places is not None:
+        st["places"] = list(places)
+    if scores is not None:
+        st["scores"] = list(scores)
+    return st
+
+
+def test_hard_knows_which_hands_can_end_the_game():
+    """P-7.2: with `hands`, the last counted hand (and any after it); P-7.1: by target score,
+    a hand in which some total can reach the target with a President's +2."""
+    one_hand = start(hands=1)
+    assert bots._deciding(view_of(one_hand, 0))
+    assert not bots._deciding(view_of(start(hands=2), 0))
+    by_target = start(target_score=11)
+    assert not bots._deciding(view_of(_at(by_target, scores=[8, 0, 0, 0]), 0))
+    assert bots._deciding(view_of(_at(by_target, scores=[0, 9, 0, 0]), 0))
+
+
+def test_hard_scores_a_deciding_hand_by_the_table_not_the_place():
+    """One-hand game (P-7.2): going out first wins the table (+2, P-6), anyone else out first
+    loses it for seat 0 at once, before seat 0's own place is known."""
+    state = start(hands=1)
+    hand = state["hand_no"]
+    assert bots._table_outcome(state, 0, hand) is None
+    assert bots._table_outcome(_at(state, places=[1, None, None, None]), 0, hand) == 1.0
+    assert bots._table_outcome(_at(state, places=[None, None, 1, None]), 0, hand) == 0.0
+    # Totals carried into the last hand: seat 1 leads by 3. Seat 0 out first (+2) can still be
+    # caught or passed by seat 1 (3 - 2 .. 3 + 1), so it is open; seat 1 second (+1) settles it.
+    carried = _at(state, scores=[0, 3, 0, 0], places=[1, None, None, None])
+    assert bots._table_outcome(carried, 0, hand) is None
+    assert bots._table_outcome(_at(carried, places=[1, 2, None, None]), 0, hand) == 0.0
+    # Seat 2 second (+1): seat 1 may still tie seat 0 at 2 (third, -1), so it stays open;
+    # seat 1 last (-2) settles it for seat 0.
+    assert bots._table_outcome(_at(carried, places=[1, None, 2, None]), 0, hand) is None
+    assert bots._table_outcome(_at(carried, places=[1, 4, 2, 3]), 0, hand) == 1.0
+
+
+def test_hard_reads_a_finished_game_and_a_tied_lead_after_the_hand():
+    """P-7: the winner of a finished game; a hand that ended with the lead tied (play goes on)
+    is worth TIE_VALUE, neither a win nor a loss."""
+    state = start(hands=1)
+    hand = state["hand_no"]
+    finished, _ = next_hand(state)
+    assert finished["status"] == "finished"
+    winner = finished["seat_players"][finished["winners"][0]]
+    loser = next(p for p in finished["seat_players"] if p != winner)
+    assert bots._table_outcome(finished, winner, hand) == 1.0
+    assert bots._table_outcome(finished, loser, hand) == 0.0
+    tied = _at(state)
+    tied["hand_no"] = hand + 1
+    assert bots._table_outcome(tied, 0, hand) == bots.TIE_VALUE
