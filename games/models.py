@@ -227,22 +227,27 @@ class RatedTable(models.Model):
 
 
 class RatingHistory(models.Model):
-    """One player's part in a rated table: their team and place, and their rating before and
-    after. Rebuilding every rating from these rows, in RatedTable order, gives the stored ones."""
+    """One player's part in one match of a rated table (a seat's row; a Lopti table is rated
+    round by round): their team and place, and their rating before and after. Rebuilding every
+    rating from these rows, in RatedTable order and match order within a table, gives the
+    stored ones."""
 
     rated_table = models.ForeignKey(RatedTable, on_delete=models.CASCADE, related_name="entries")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_history")
     game = models.CharField(max_length=20)
+    match = models.PositiveSmallIntegerField(
+        default=0, help_text="the match of the table, in the order rated (Lopti: the round, from 0); 0 for one match",
+    )
     team = models.PositiveSmallIntegerField()
-    place = models.PositiveSmallIntegerField(help_text="1 = first; tied teams share a place")
-    won = models.BooleanField(default=False)
+    place = models.PositiveSmallIntegerField(help_text="1 = first in this match; tied teams share a place")
+    won = models.BooleanField(default=False, help_text="won the table (its first place), on each match's row")
     mu_before = models.FloatField()
     sigma_before = models.FloatField()
     mu_after = models.FloatField()
     sigma_after = models.FloatField()
 
     class Meta:
-        ordering = ["rated_table", "team", "id"]
+        ordering = ["rated_table", "match", "team", "id"]
 
 
 class RatingReset(models.Model):

@@ -20,13 +20,15 @@ Z95 = 1.96
 @dataclass
 class Table:
     """One finished table as the statistics need it: the level of each player (by player
-    number), the winners' share per level, and the finishing order (players, best first) and
-    sides (players) for the ratings."""
+    number), the winners' share per level, and the finishing order (players, best first), sides
+    (players) and rated matches (finishing orders of players, the engine's `rating_matches`)
+    for the ratings."""
 
     levels: list[str]
     wins: dict[str, float]
     places: list[list[int]]
     teams: list[list[int]]
+    matches: list[list[list[int]]] = field(default_factory=list)
 
 
 @dataclass
@@ -115,18 +117,24 @@ def _child() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _one(job: tuple) -> tuple[int, list[str], list[int], int, list[list[int]], list[list[int]]]:
+def _one(job: tuple) -> tuple[int, list[str], list[int], int, list[list[int]], list[list[int]], list]:
     game, levels, players, options, seed, max_moves, table_no = job
     table_levels = seat_levels(levels, players, table_no)
     winners, moves, state = play_table(game, table_levels, options, seed * 1_000_003 + table_no, max_moves)
     places: list[list[int]] = []
     teams: list[list[int]] = []
+    matches: list[list[list[int]]] = []
     if winners:
         engine = registry.get(game)
         by_seat = engine.seat_players(state)
-        places = [[by_seat[s] for s in group] for group in engine.finishing_order(state)]
-        teams = [[by_seat[s] for s in side] for side in engine.teams(state)]
-    return table_no, table_levels, winners, moves, places, teams
+
+        def players_of(order):
+            return [[by_seat[s] for s in group] for group in order]
+
+        places = players_of(engine.finishing_order(state))
+        teams = players_of(engine.teams(state))
+        matches = [players_of(order) for order in engine.rating_matches(state)]
+    return table_no, table_levels, winners, moves, places, teams, matches
 
 
 def run(
@@ -155,7 +163,7 @@ def run(
         pool = None
         outcomes = map(_one, work)
     try:
-        for done, (_, table_levels, winners, moves, places, teams) in enumerate(outcomes, start=1):
+        for done, (_, table_levels, winners, moves, places, teams, matches) in enumerate(outcomes, start=1):
             result.moves += moves
             if not winners:
                 result.unfinished += 1
@@ -170,7 +178,7 @@ def run(
                     shares[level] = shares.get(level, 0.0) + 1 / len(winners)
                 for level, share in shares.items():
                     result.wins[level] = result.wins.get(level, 0.0) + share
-                result.tables.append(Table(levels=table_levels, wins=shares, places=places, teams=teams))
+                result.tables.append(Table(levels=table_levels, wins=shares, places=places, teams=teams, matches=matches))
             result.played = done
             if progress:
                 progress(done, tables)

@@ -126,7 +126,8 @@ class Option:
 class Result:
     """Everything the platform learns from one move, from one engine call (`Game.apply`): the
     new state and its events, who acts next, the phase, whether the game is over, its winners
-    and finishing order, and which player sits in which seat. Unpacks as `state, events`."""
+    and finishing order (and the matches it is rated as), and which player sits in which
+    seat. Unpacks as `state, events`."""
 
     state: dict
     events: list[dict]
@@ -136,6 +137,8 @@ class Result:
     winners: tuple[int, ...]
     finishing_order: tuple[tuple[int, ...], ...]
     seat_players: tuple[int, ...]
+    # The matches the table is rated as (`Game.rating_matches`), once over; () before.
+    rating_matches: tuple[tuple[tuple[int, ...], ...], ...] = ()
 
     def __iter__(self):
         return iter((self.state, self.events))
@@ -182,6 +185,10 @@ class Game:
     # every seat (`apply`). Each game sets it.
     move_types: frozenset[str] | None = None
     over_message = "the game is over"
+    # State keys added after tables were stored with this engine: a stored state without one
+    # was played without it, so its replay starts without it too (services.verify); the engine
+    # reads such a key with a default and records nothing in a state that lacks it.
+    added_keys: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -255,6 +262,7 @@ class Game:
             winners=tuple(self.winners(state)) if over else (),
             finishing_order=tuple(tuple(place) for place in self.finishing_order(state)) if over else (),
             seat_players=tuple(self.seat_players(state)),
+            rating_matches=tuple(tuple(tuple(p) for p in places) for places in self.rating_matches(state)) if over else (),
         )
 
     def is_finished(self, state: dict) -> bool:
@@ -315,6 +323,14 @@ class Game:
         """The places of a finished game, best first, each a list of the seats tied there
         (for ratings); [] before the end."""
         raise NotImplementedError
+
+    def rating_matches(self, state: dict) -> list[list[list[int]]]:
+        """The matches a finished game is rated as, in order, each a finishing order (places
+        best first, each a list of the seats tied there); [] before the end. The ratings rate
+        them one after another, counting the table as one game won by the first place of
+        `finishing_order`. Default: one match, `finishing_order` (President, Pitch). Lopti:
+        one per round, by the round's places."""
+        return [self.finishing_order(state)] if self.is_over(state) else []
 
     def scores(self, state: dict) -> list[int] | None:
         """One score per current seat, or None where the game keeps no score."""

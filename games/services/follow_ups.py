@@ -30,7 +30,10 @@ def rate_finished(change: changes.Change) -> None:
         return
     table = change.extra["table"]
     teams = registry.get(table.game).teams(result.state)
-    ratings.record_finished(table, rows=change.extra["rows"], places=[list(p) for p in result.finishing_order], teams=teams)
+    ratings.record_finished(
+        table, rows=change.extra["rows"], places=[list(p) for p in result.finishing_order], teams=teams,
+        matches=[[list(p) for p in places] for places in result.rating_matches],
+    )
 
 
 def wake_waiters(change: changes.Change) -> None:

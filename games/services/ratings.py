@@ -5,14 +5,22 @@ every place of a finishing order counts, ties included, and teams rate as units)
 A finished table is rated when it is *rated*: the `rated` option (default on for public
 tables), public, no staff deck or seed, at least two human seats, not aborted. The update runs
 in the transaction that finishes the table, once per table (a RatedTable row, unique per
-table), and writes a history row per player so `recompute_ratings` can rebuild every rating
-from scratch and must arrive at the stored values.
+table), and writes a history row per player and match so `recompute_ratings` can rebuild every
+rating from scratch and must arrive at the stored values.
 
-What is rated, per game (the engines' `finishing_order`): President, the game's final order by
-total score (one match per table: a table is one game, and its hands are not independent
-matches — the roles of one hand set up the exchange of the next); Auction Pitch, the final
-scores' order, the two sides of a partnership table as teams; Lopti, the table's order as its
-engine gives it. Bots are rated as their level's shared account, so beating the hard bot means
+What is rated, per game (the engines' `rating_matches`, rated in order, each match from the
+last one's values): President, one match, the game's final order by total score (a table is
+one game, and its hands are not independent matches — the roles of one hand set up the
+exchange of the next); Auction Pitch, one match, the final scores' order, the two sides of a
+partnership table as teams; Lopti, ruling (issue 15.1): one match per round, in round order,
+each by the places that round's rules gave (with `play_for_places` every seat in the order it
+went out, L-10.3; else the round's winner first and the rest tied, L-10.1). Lopti's rounds are
+rated one by one because each is a game of its own (a fresh deal, nothing carried over but the
+round wins), and a round's full order of going out would otherwise be lost; a table stored
+before its rounds were recorded is rated once by its order by round wins. Whatever the
+matches, a table counts one game (`Rating.games`), and a win (`Rating.wins`) is the table's:
+the first place of the engine's `finishing_order` (Lopti: the seats with most round wins,
+L-2.2), not a round's. Bots are rated as their level's shared account, so beating the hard bot means
 something; a level that fills several seats of one table gets those seats' updates together
 (`_combine`), and one game played."""
 
@@ -99,28 +107,48 @@ def _combine(keys: list, before: dict, results: list[tuple[float, float]], how: 
     return combined
 
 
+def places_of_teams(places: list[list[int]], teams: list[list[int]]) -> list[int]:
+    """The place of each team (1 = first) in a finishing order: its best seat's."""
+    place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
+    return [min(place_of[s] for s in seats) for seats in teams]
+
+
 def match(current: dict, places: list[list[int]], teams: list[list[int]], account) -> tuple[dict, list[int], list]:
     """One rated match, in memory: `current` maps each account to its (mu, sigma), `places` is
     the finishing order (seats, best first, ties grouped), `teams` the sides (lists of seats) and
     `account(seat)` the account of a seat. Returns ({account: (mu, sigma) after}, the place of
     each team, the (team, account) of each seat). `record_finished` stores it; `simulate
     --rated` rates bot-only tables with it, writing nothing."""
-    place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
-    entrants = []  # (team, account) per seat
-    team_places = []
-    for team_index, seats in enumerate(teams):
-        team_places.append(min(place_of[s] for s in seats))
-        entrants += [(team_index, account(s)) for s in seats]
+    team_places = places_of_teams(places, teams)
+    entrants = [(team_index, account(s)) for team_index, seats in enumerate(teams) for s in seats]
     results = _rate([(team, *current[key]) for team, key in entrants], team_places)
     return _combine([key for _, key in entrants], current, results), team_places, entrants
 
 
-def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams: list[list[int]]) -> bool:
+def matches_in_order(current: dict, matches: list[list[list[int]]], teams: list[list[int]], account) -> list[tuple]:
+    """A table's matches (the engine's `rating_matches`) rated one after another, each from the
+    previous one's after-values: per match (before, after, team places, entrants), the last three
+    as `match` gives them. `current` is left as it was."""
+    current = dict(current)
+    rated = []
+    for places in matches:
+        merged, team_places, entrants = match(current, places, teams, account)
+        rated.append((dict(current), merged, team_places, entrants))
+        current.update(merged)
+    return rated
+
+
+def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams: list[list[int]],
+                    matches: list[list[list[int]]] | None = None) -> bool:
     """Under the table lock, in the transaction that finished the table: update the ratings
     of its players. `rows` maps current seats to seat rows; `places` is the engine's finishing
-    order (seats, best first, ties grouped) and `teams` its sides (each seat alone, or the
-    partnerships). Returns whether the table was rated."""
-    if not is_rated(table, rows) or not places:
+    order (seats, best first, ties grouped), `teams` its sides (each seat alone, or the
+    partnerships) and `matches` the finishing orders it is rated as, in order (the engine's
+    `rating_matches`; default: `places` alone). Each match leaves a history row per seat
+    (`match` its index); the table counts one game, won by the teams of `places`' first
+    place. Returns whether the table was rated."""
+    matches = [places] if matches is None else matches
+    if not is_rated(table, rows) or not places or not matches:
         return False
     user_ids = sorted({rows[s].user_id for side in teams for s in side})
     try:
@@ -134,21 +162,25 @@ def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams:
             defaults={"mu": DEFAULT_MU, "sigma": DEFAULT_SIGMA, "rating": display(DEFAULT_MU, DEFAULT_SIGMA)},
         )
     current = {r.user_id: r for r in Rating.objects.select_for_update().filter(user_id__in=user_ids, game=table.game).order_by("pk")}
-    merged, team_places, entrants = match(
-        {uid: (r.mu, r.sigma) for uid, r in current.items()}, places, teams, lambda s: rows[s].user_id
-    )
-    won = {uid for team, uid in entrants if team_places[team] == 1}
+
+    def account(seat):
+        return rows[seat].user_id
+
+    won = {account(s) for side, place in zip(teams, places_of_teams(places, teams), strict=True) if place == 1 for s in side}
+    rated_matches = matches_in_order({uid: (r.mu, r.sigma) for uid, r in current.items()}, matches, teams, account)
     RatingHistory.objects.bulk_create(
         [
             RatingHistory(
-                rated_table=rated, user_id=uid, game=table.game, team=team, place=team_places[team],
-                won=team_places[team] == 1, mu_before=current[uid].mu, sigma_before=current[uid].sigma,
+                rated_table=rated, user_id=uid, game=table.game, match=index, team=team, place=team_places[team],
+                won=uid in won, mu_before=before[uid][0], sigma_before=before[uid][1],
                 mu_after=merged[uid][0], sigma_after=merged[uid][1],
             )
+            for index, (before, merged, team_places, entrants) in enumerate(rated_matches)
             for team, uid in entrants
         ]
     )
-    for uid, (mu, sigma) in merged.items():
+    after = {uid: value for _, merged, _, _ in rated_matches for uid, value in merged.items()}
+    for uid, (mu, sigma) in after.items():
         rating = current[uid]
         rating.mu, rating.sigma, rating.rating = mu, sigma, display(mu, sigma)
         rating.games += 1
@@ -185,24 +217,31 @@ def ratings_recompute(*, write: bool = False) -> list[str]:
 
     for rated in RatedTable.objects.order_by("id").prefetch_related("entries"):
         apply_resets(rated.id - 1)
-        entries = sorted(rated.entries.all(), key=lambda e: (e.team, e.id))
-        places = {e.team: e.place for e in entries}
-        team_ids = sorted(places)
-        place_list = [places.get(t, 0) for t in range(max(team_ids) + 1)]
-        for e in entries:
-            mu, sigma, _, _ = state.setdefault((e.user_id, rated.game), fresh())
-            if (mu, sigma) != (e.mu_before, e.sigma_before):
-                differences.append(f"table {rated.table_id}: user {e.user_id} before {e.mu_before}/{e.sigma_before}, rebuilt {mu}/{sigma}")
-        before = {e.user_id: tuple(state[(e.user_id, rated.game)][:2]) for e in entries}
-        results = _rate([(e.team, *before[e.user_id]) for e in entries], place_list)
-        merged = _combine([e.user_id for e in entries], before, results, rated.combine)
-        for e in entries:
-            if merged[e.user_id] != (e.mu_after, e.sigma_after):
-                differences.append(f"table {rated.table_id}: user {e.user_id} after {e.mu_after}/{e.sigma_after}, rebuilt {merged[e.user_id]}")
+        by_match: dict[int, list] = {}
+        for e in sorted(rated.entries.all(), key=lambda e: (e.match, e.team, e.id)):
+            by_match.setdefault(e.match, []).append(e)
+        for entries in by_match.values():  # the table's matches in order, each from the last's values
+            places = {e.team: e.place for e in entries}
+            place_list = [places.get(t, 0) for t in range(max(places) + 1)]
+            for e in entries:
+                mu, sigma, _, _ = state.setdefault((e.user_id, rated.game), fresh())
+                if (mu, sigma) != (e.mu_before, e.sigma_before):
+                    differences.append(f"table {rated.table_id} match {e.match}: user {e.user_id} before "
+                                       f"{e.mu_before}/{e.sigma_before}, rebuilt {mu}/{sigma}")
+            before = {e.user_id: tuple(state[(e.user_id, rated.game)][:2]) for e in entries}
+            results = _rate([(e.team, *before[e.user_id]) for e in entries], place_list)
+            merged = _combine([e.user_id for e in entries], before, results, rated.combine)
+            for e in entries:
+                if merged[e.user_id] != (e.mu_after, e.sigma_after):
+                    differences.append(f"table {rated.table_id} match {e.match}: user {e.user_id} after "
+                                       f"{e.mu_after}/{e.sigma_after}, rebuilt {merged[e.user_id]}")
+            for uid, (mu, sigma) in merged.items():
+                state[(uid, rated.game)][:2] = [mu, sigma]
+        # One game per rated table, whatever its matches; its win is the table's.
+        entries = rated.entries.all()
         winners = {e.user_id for e in entries if e.won}
-        for uid, (mu, sigma) in merged.items():
+        for uid in {e.user_id for e in entries}:
             acc = state[(uid, rated.game)]
-            acc[0], acc[1] = mu, sigma
             acc[2] += 1
             acc[3] += uid in winners
     apply_resets(2**62)

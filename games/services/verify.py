@@ -21,6 +21,10 @@ def table_replay(table: Table) -> dict | None:
         players=table.seat_count, options=table.options, seed=table.seed, deck=table.deck,
         first_dealer=table.first_dealer, shuffle=shuffle,
     )
+    for key in engine.added_keys:
+        # A table stored before the engine had this key played without it (Game.added_keys).
+        if table.state is not None and key not in table.state:
+            state.pop(key, None)
     for record in table.moves.order_by("seq"):
         state, _ = engine.apply(state, record.seat, record.move)
     return state

@@ -312,8 +312,12 @@ def check_result(game: base.Game, seed: int) -> None:
         assert result.over == game.is_over(after)
         assert result.seat_players == tuple(game.seat_players(after))
         assert sorted(result.seat_players) == list(seats(game, after))
+        assert result.rating_matches == tuple(tuple(map(tuple, m)) for m in game.rating_matches(after))
         if result.over:
             assert set(result.winners) <= {s for place in result.finishing_order for s in place}
+            assert result.rating_matches  # a finished game is rated as at least one match
+        else:
+            assert result.rating_matches == ()
 
 
 def check_step_equals_apply(game: base.Game, seed: int) -> None:

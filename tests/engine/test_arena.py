@@ -77,3 +77,24 @@ def test_a_stopped_run_reports_the_tables_played_so_far():
     result = run(game="lopti", levels=["random", "easy"], players=2, tables=10, options={"rounds": 1},
                  progress=lambda done, total: played.append(done), stop=lambda: len(played) >= 3)
     assert result.played == 3 and result.games + result.unfinished == 3 and len(result.tables) == result.games
+
+
+def test_simulate_rated_rates_each_lopti_round_as_the_service_does():
+    """`--rated` rates the engine's `rating_matches` in order (Lopti: one per round, issue
+    15.1), and counts a table as one game."""
+    from games.services import ratings
+
+    args = dict(game="lopti", levels=["random", "easy"], players=2, tables=3, options={"rounds": 2})
+    result = run(**args)
+    assert result.games == 3 and all(len(t.matches) == 2 for t in result.tables)
+    assert all(sorted(p for place in m for p in place) == [0, 1] for t in result.tables for m in t.matches)
+    current = dict.fromkeys(("random", "easy"), (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA))
+    for t in result.tables:
+        for _, merged, _, _ in ratings.matches_in_order(current, t.matches, t.teams, lambda p, t=t: t.levels[p]):
+            current.update(merged)
+    out = io.StringIO()
+    call_command("simulate", "lopti", "--tables", "3", "--players", "2", "--levels", "random,easy",
+                 "--options", '{"rounds": 2}', "--rated", stdout=out, stderr=io.StringIO())
+    rows = {line.split()[0]: line.split() for line in out.getvalue().splitlines()[-3:-1]}
+    for level in ("random", "easy"):
+        assert rows[level][2:5] == [f"{current[level][0]:.2f}", f"{current[level][1]:.2f}", "3"]  # mu, sigma, games

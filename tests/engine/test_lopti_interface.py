@@ -11,9 +11,11 @@ import random
 import pytest
 
 from games.engine.base import EngineError, GameConflict, NotPermitted, NotYourTurn
+from games.engine.lopti.legality import set_base_rule
 
 from .test_lopti_house_rules import window
 from .test_lopti_random import choose, random_move, random_options
+from .test_lopti_rules import finish_round
 from .test_lopti_support import FULL, G, strings, table
 
 SEEDS = range(6)
@@ -135,6 +137,38 @@ def test_the_result_agrees_with_the_view(seed):
     assert sorted(s for place in order for s in place) == list(range(last.state["players"]))
     wins = [view["scores"][place[0]] for place in order]
     assert wins == sorted(wins, reverse=True)
+    # issue 15.1: rated round by round, each round's places over every seat
+    matches = G.rating_matches(last.state)
+    assert len(matches) == last.state["round"] == len(last.state["round_results"])
+    assert all(sorted(s for place in m for s in place) == list(range(last.state["players"])) for m in matches)
+
+
+def test_a_table_is_rated_round_by_round_by_the_places_each_rounds_rules_gave():
+    """Ruling (issue 15.1): one rated match per round, in round order, by that round's places:
+    with `play_for_places` every seat in the order it went out (L-10.3), else the winner first
+    and the rest tied (L-10.1). The rule may change between rounds (a vote, L-13), so each
+    round's places are kept when it ends; the table's own order stays by round wins (L-2.2)."""
+    st = table(players=3, turn=2, options={"play_for_places": True, "rounds": 2})
+    st, _ = finish_round(st, 2)
+    st = set_base_rule(st, "play_for_places", False, "next_round")  # as a passed vote does
+    st, _ = finish_round(st, 0)  # seat 1 is the last left: round 1 ends
+    assert st["round"] == 2 and st["rules"]["play_for_places"] is False
+    assert st["round_results"] == [[[2], [0], [1]]] and G.rating_matches(st) == []
+    st, _ = finish_round(st, 1)
+    assert G.is_over(st) and G.finishing_order(st) == [[1, 2], [0]]
+    assert G.rating_matches(st) == [[[2], [0], [1]], [[1], [0, 2]]]
+    assert G.result(st, []).rating_matches == (((2,), (0,), (1,)), ((1,), (0, 2)))
+
+
+def test_a_state_stored_before_rounds_were_recorded_is_rated_once_by_the_tables_order():
+    """States stored before `round_results` existed never gain it (their replay stays the
+    stored state) and are rated as they were: once, by the order by round wins."""
+    st = table(players=3, turn=1, options={"play_for_places": True, "rounds": 2})
+    del st["round_results"]
+    for seat in (1, 2, 1, 0):
+        st, _ = finish_round(st, seat)
+    assert G.is_over(st) and "round_results" not in st
+    assert G.rating_matches(st) == [G.finishing_order(st)] == [[[1], [0, 2]]]
 
 
 def test_round_places_with_and_without_play_for_places():

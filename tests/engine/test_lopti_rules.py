@@ -100,7 +100,19 @@ def test_L_2_1_session_starts_with_every_base_rule_at_its_default():
 
 
 def finish_round(st: dict, winner: int) -> tuple[dict, list[dict]]:
-    """`winner` (to move, with an empty pile) turns its only face-down card and goes out."""
+    """`winner` (to move, with an empty pile) turns its only face-down card and goes out; when
+    that ends the round and the table goes on, the window is declined and the next round dealt.
+    With `play_for_places`, each call puts the next seat out."""
+    st, events = face_down(ready_to_go_out(st, winner), winner, 0)
+    if st["phase"] != "house_rule":
+        return st, events
+    st, dealt = decline(st)  # L-11.1: the winner's window closes, the next round is dealt
+    return st, events + dealt
+
+
+def ready_to_go_out(st: dict, winner: int) -> dict:
+    """The position before `winner` goes out: its turn, an empty pile, and its only card the
+    face-down one at index 0 (the move {"type": "play_face_down", "index": 0})."""
     st = dict(st)
     n = st["players"]
     fd = st["rules"]["face_down_count"]
@@ -116,11 +128,7 @@ def finish_round(st: dict, winner: int) -> tuple[dict, list[dict]]:
     st["cleared"] += st["pile"]
     st.update(pile=[], top_count=0, low_lock=False, obligation=None, turn=winner, played=False, extra_plays=0)
     st.update(phase="play", swap_done=[True] * n)
-    st, events = face_down(st, winner, 0)
-    if st["phase"] != "house_rule":
-        return st, events
-    st, dealt = decline(st)  # L-11.1: the winner's window closes, the next round is dealt
-    return st, events + dealt
+    return st
 
 
 def test_L_2_2_round_ends_with_a_winner_and_the_next_is_dealt():

@@ -51,7 +51,7 @@ def test_a_rated_table_moves_ratings_in_its_finishing_order(make_user):
     engine = registry.get("president")
     places = engine.finishing_order(finished.state)
     history = {h.user_id: h for h in RatingHistory.objects.filter(rated_table__table=finished)}
-    assert len(history) == 4
+    assert len(history) == 4 and {h.match for h in history.values()} == {0}  # one match
     rows = {row.index: row for row in finished.seats.all()}
     players = engine.seat_players(finished.state)
     deltas = []
@@ -177,6 +177,107 @@ def test_an_account_in_two_seats_of_a_match_gets_both_seats_updates():
     ends, _, _ = ratings.match({"bot": fresh, 1: fresh, 2: fresh}, [[0], [1], [2], [3]], teams,
                                lambda s: "bot" if s in (0, 3) else s)
     assert abs(ends["bot"][0] - fresh[0]) < 0.5 * (seats[0][0] - fresh[0])
+
+
+FRESH = (ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA)
+ALONE = [[0], [1], [2]]  # a 3-seat Lopti table's sides
+
+
+def lopti_table(make_user, outs: list[list[int]], *, play_for_places: bool):
+    """A rated 3-human Lopti table of len(outs) rounds where round r's seats go out in the order
+    of outs[r] (with play_for_places the first two, else the winner alone), built directly up to
+    the last of them, whose going out the service plays: the move that finishes and rates it."""
+    from tests.engine.test_lopti_rules import finish_round, ready_to_go_out
+    from tests.engine.test_lopti_support import table as engine_table
+
+    options = {"rounds": len(outs), "play_for_places": play_for_places}
+    table, users = new_table(make_user, humans=3, game="lopti", seats=3, options=options)
+    assert {row.index: row.user_id for row in table.seats.all()} == {i: u.pk for i, u in users.items()}
+    order = [seat for r in outs for seat in r]
+    st = engine_table(players=3, turn=order[0], options=options)
+    for seat in order[:-1]:
+        st, _ = finish_round(st, seat)
+    Table.objects.filter(pk=table.pk).update(state=ready_to_go_out(st, order[-1]))  # a position reached in play
+    moves.move_submit(table_id=table.pk, user=users[order[-1]], move={"type": "play_face_down", "index": 0})
+    finished = Table.objects.get(pk=table.pk)
+    assert finished.status == Table.Status.FINISHED
+    return finished, users
+
+
+def rows_by_match(table) -> dict:
+    """{(match, user id): history row} of a rated table."""
+    return {(h.match, h.user_id): h for h in RatingHistory.objects.filter(rated_table__table=table)}
+
+
+def test_a_lopti_table_is_rated_round_by_round_by_each_rounds_places(make_user):
+    """Issue 15.1 ruling: one match per round, in order, each from the last one's values; with
+    play_for_places a round's places are the order of going out (L-10.3). Seat 0 wins both
+    rounds, seat 2 is last in both; the table is one game, won by seat 0 (L-2.2)."""
+    finished, users = lopti_table(make_user, [[0, 1], [0, 1]], play_for_places=True)
+    assert registry.get("lopti").rating_matches(finished.state) == [ALONE, ALONE]
+    rows = rows_by_match(finished)
+    assert sorted((m, uid, h.place) for (m, uid), h in rows.items()) == sorted(
+        (m, users[seat].pk, seat + 1) for m in (0, 1) for seat in range(3)
+    )
+    expected = ratings.matches_in_order({u.pk: FRESH for u in users.values()}, [ALONE, ALONE], ALONE,
+                                        lambda s: users[s].pk)
+    for m, (before, after, _, _) in enumerate(expected):
+        for uid in before:
+            assert (rows[(m, uid)].mu_before, rows[(m, uid)].sigma_before) == before[uid]
+            assert (rows[(m, uid)].mu_after, rows[(m, uid)].sigma_after) == after[uid]
+    first, last = users[0].pk, users[2].pk
+    for m in (0, 1):
+        assert rows[(m, first)].mu_after > rows[(m, first)].mu_before  # gains in both rounds
+        assert rows[(m, last)].mu_after < rows[(m, last)].mu_before  # loses in both
+        # second place is its own, not tied with the last as the order by round wins has it
+        assert rows[(m, users[1].pk)].mu_after > rows[(m, last)].mu_after
+    assert (rows[(1, last)].mu_before, rows[(1, last)].sigma_before) == (rows[(0, last)].mu_after, rows[(0, last)].sigma_after)
+    for seat, user in users.items():
+        rating = Rating.objects.get(user=user, game="lopti")
+        assert (rating.mu, rating.sigma) == (rows[(1, user.pk)].mu_after, rows[(1, user.pk)].sigma_after)
+        assert rating.games == 1 and rating.wins == (seat == 0)
+        assert rows[(0, user.pk)].won == rows[(1, user.pk)].won == (seat == 0)
+
+
+def test_a_lopti_table_without_play_for_places_rates_each_round_winner_against_the_rest(make_user):
+    """L-10.1: a round's winner first, the others tied, round by round. Seats 1 and 2 each win a
+    round, so both win the table (L-2.2) and seat 0 loses twice; the wins are the table's, on
+    every match's row."""
+    finished, users = lopti_table(make_user, [[1], [2]], play_for_places=False)
+    rows = rows_by_match(finished)
+    places = {(m, seat): rows[(m, users[seat].pk)].place for m in (0, 1) for seat in range(3)}
+    assert places == {(0, 0): 2, (0, 1): 1, (0, 2): 2, (1, 0): 2, (1, 1): 2, (1, 2): 1}
+    loser = users[0].pk
+    assert rows[(1, loser)].mu_after < rows[(1, loser)].mu_before < rows[(0, loser)].mu_before == ratings.DEFAULT_MU
+    # The winner of round 1 gains in it, and loses in round 2 (tied second there).
+    assert rows[(0, users[1].pk)].mu_after > ratings.DEFAULT_MU > rows[(0, users[2].pk)].mu_after
+    assert rows[(1, users[1].pk)].mu_after < rows[(1, users[1].pk)].mu_before
+    for seat, user in users.items():
+        rating = Rating.objects.get(user=user, game="lopti")
+        assert rating.games == 1 and rating.wins == (seat != 0)
+        assert {rows[(m, user.pk)].won for m in (0, 1)} == {seat != 0}
+
+
+def test_a_one_round_lopti_table_is_rated_as_before(make_user):
+    """Without play_for_places, one round: one match, the table's order by round wins."""
+    finished, users = lopti_table(make_user, [[2]], play_for_places=False)
+    engine = registry.get("lopti")
+    assert engine.rating_matches(finished.state) == [engine.finishing_order(finished.state)] == [[[2], [0, 1]]]
+    after, _, _ = ratings.match({u.pk: FRESH for u in users.values()}, [[2], [0, 1]], ALONE, lambda s: users[s].pk)
+    rows = rows_by_match(finished)
+    assert {m for m, _ in rows} == {0}
+    assert {uid: (h.mu_after, h.sigma_after) for (_, uid), h in rows.items()} == after
+
+
+def test_recompute_replays_lopti_tables_match_by_match(make_user):
+    lopti_table(make_user, [[0, 1], [2, 0]], play_for_places=True)
+    lopti_table(make_user, [[1], [1], [0]], play_for_places=False)
+    assert RatingHistory.objects.filter(match=2).count() == 3
+    assert ratings.ratings_recompute() == []
+    # A round's place changed: that round no longer rebuilds, and neither does what follows.
+    RatingHistory.objects.filter(match=1, place=1).update(place=3)
+    differences = ratings.ratings_recompute()
+    assert differences and " match 1: " in differences[0] and not any(" match 0: " in d for d in differences)
 
 
 def test_pitch_partners_rate_as_one_team(make_user):

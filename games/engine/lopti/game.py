@@ -25,6 +25,7 @@ class Lopti(Game):
     over_message = "the session is over"
     name = "Lopti"
     move_types = frozenset(moves.MOVES)
+    added_keys = ("round_results",)
     min_players = 2
     max_players = 5
     options = {
@@ -84,6 +85,7 @@ class Lopti(Game):
             "round_wins": [0] * players,
             "last_round_winner": None,
             "winners": [],
+            "round_results": [],  # each ended round's places (the ratings' matches)
             "window": None,
             # L-11: this session's rules; earlier sessions' copies (L-12.5); ids count per table
             "house_rules": [],
@@ -215,6 +217,20 @@ class Lopti(Game):
             return []
         wins = state["round_wins"]
         return [[s for s in range(state["players"]) if wins[s] == w] for w in sorted(set(wins), reverse=True)]
+
+    def rating_matches(self, state: dict) -> list[list[list[int]]]:
+        """Ruling (issue 15.1): a finished table is rated as one match per round, in round order,
+        each by that round's places as its rules gave them (`round_places` at the round's end:
+        with `play_for_places` every seat in the order it went out, L-10.3; else the winner
+        first and the rest tied, L-10.1). The table still counts one game, and its win is the
+        table's (`winners`, L-2.2). A state stored before rounds were recorded (no
+        `round_results`) is rated as before, once by `finishing_order`."""
+        if state["status"] != "finished":
+            return []
+        rounds = state.get("round_results")
+        if rounds is None:
+            return [self.finishing_order(state)]
+        return [[list(group) for group in places] for places in rounds]
 
     def round_places(self, state: dict) -> list[list[int]]:
         """The places of the round that ended last (or is ending): with `play_for_places`

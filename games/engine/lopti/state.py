@@ -60,6 +60,9 @@ class LoptiState(TypedDict):
     round_wins: list[int]
     last_round_winner: int | None
     winners: list[int]  # L-2.2, once finished
+    # each ended round's places (round_places at its end), for the ratings; absent from the
+    # states stored before 2026-12-01 (read with .get: none recorded)
+    round_results: list[list[list[int]]]
     phase: Literal["swap", "play", "house_rule", "setup", "finished"]
     window: Window | None
     # --- L-11 house rules and L-12 votes (votes.py documents a vote and a duel record)

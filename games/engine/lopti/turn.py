@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import fairness
 from .legality import _illegal_reason
-from .state import _Ctx, _fire, _has_cards, _next_active, _rank, _run_length, card_key, held
+from .state import _Ctx, _fire, _has_cards, _next_active, _rank, _run_length, card_key, held, round_places
 
 # --- pending effects (each change is logged) ---------------------------------------------------
 
@@ -280,6 +280,11 @@ def _end_round(ctx: _Ctx) -> None:
         st["places"].extend(s for s in range(st["players"]) if not st["out"][s])
     winner = st["places"][0]  # L-10.1: the first out is the only winner
     st["round_wins"][winner] += 1
+    if "round_results" in st:
+        # Ruling (issue 15.1): the table is rated round by round, each round by the places its
+        # own rules gave (play_for_places may change between rounds, so they are kept now).
+        # A state stored before the key existed never gains it: its replay stays the stored one.
+        st["round_results"].append(round_places(st))
     st["last_round_winner"] = winner
     st["turn"] = None
     st["revealed"] = []  # the round's hands are dead: nothing stays public (L-11.7 reveal_hand)

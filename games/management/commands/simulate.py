@@ -6,9 +6,10 @@ beats the first by at least `--margin` with 95 % confidence (the benchmark's ver
 
 `--rated` (issue 15.5): the service rates a table only with at least two human seats
 (games/services/ratings.py `is_rated`), so a bot-only table is never rated in the database.
-The command rates its tables in memory with the service's own update (`ratings.match`: the
-same model, finishing order and sides), each level one shared account as bot seats are, in the
-order the tables were played, and writes nothing."""
+The command rates its tables in memory with the service's own update
+(`ratings.matches_in_order`: the same model, matches — the engine's `rating_matches`, Lopti one
+per round — and sides), each level one shared account as bot seats are, in the order the tables
+were played, and writes nothing."""
 
 import json
 import signal
@@ -100,10 +101,14 @@ class Command(BaseCommand):
         wins = dict.fromkeys(levels, 0)
         places = {level: [0, 0] for level in levels}  # the sum of its seats' places, its seats
         for table in result.tables:
-            merged, team_places, entrants = ratings.match(current, table.places, table.teams,
-                                                          lambda player, t=table: t.levels[player])
-            current.update(merged)
-            for level in merged:
+            # The service's matches (Lopti: one per round), in order; one game and the table's
+            # win per level, its place the table's (finishing order).
+            for _, merged, _, _ in ratings.matches_in_order(current, table.matches, table.teams,
+                                                             lambda player, t=table: t.levels[player]):
+                current.update(merged)
+            team_places = ratings.places_of_teams(table.places, table.teams)
+            entrants = [(team, table.levels[p]) for team, side in enumerate(table.teams) for p in side]
+            for level in {level for _, level in entrants}:
                 games[level] += 1
             wins.update({level: wins[level] + 1 for level in {lv for team, lv in entrants if team_places[team] == 1}})
             for team, level in entrants:
