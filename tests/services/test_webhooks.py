@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import json
 import threading
+import time
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -29,12 +30,22 @@ class Receiver:
         self.requests: list[dict] = []
         self.statuses: list[int] = []
         self.location: str | None = None  # a Location header on every answer
+        # A slow receiver: "silent" answers nothing for `stall_seconds`; "trickle" answers 200 at
+        # once, then a byte of body every 0.1 s for `stall_seconds`.
+        self.stall: str | None = None
+        self.stall_seconds = 1.5
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers["Content-Length"])).decode()
                 receiver.requests.append({"headers": dict(self.headers), "body": body})
+                if receiver.stall:
+                    try:
+                        self._stall(receiver.stall, receiver.stall_seconds)
+                    except OSError:
+                        pass  # the sender gave up and closed the connection
+                    return
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
                 self.send_response(status)
                 if receiver.location:
@@ -42,6 +53,19 @@ class Receiver:
                 self.send_header("Content-Type", "text/plain")
                 self.end_headers()
                 self.wfile.write(b"ok" if status < 300 else b"receiver says no " * 200)
+
+            def _stall(self, how, seconds):
+                if how == "silent":
+                    time.sleep(seconds)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.end_headers()
+                self.wfile.flush()
+                if how == "trickle":
+                    for _ in range(int(seconds / 0.1)):
+                        self.wfile.write(b".")
+                        self.wfile.flush()
+                        time.sleep(0.1)
 
             def log_message(self, *args):
                 pass
@@ -321,3 +345,20 @@ def test_the_admin_lists_endpoints_and_deliveries_and_resends_one(make_user, rec
     assert len(receiver.requests) == 2 and delivery.status == "delivered" and delivery.attempts == 1
     assert {r["headers"]["Webhook-Id"] for r in receiver.requests} == {str(delivery.pk)}
     assert WebhookEndpoint.objects.get(pk=endpoint.pk).active
+
+
+@pytest.mark.parametrize("stall", ["silent", "trickle"])
+def test_a_receiver_slower_than_the_timeouts_is_a_failed_try_with_a_retry(make_user, receiver, monkeypatch, stall):
+    """A delivery gives up after TOTAL_TIMEOUT (10 s; shortened here): a receiver that says
+    nothing (the read timeout) and one that answers 200 but trickles its body past the total
+    (no single read is slow, so only the total's own check catches it) both count as a failed
+    try, to be retried, never as delivered."""
+    monkeypatch.setattr(webhooks, "TOTAL_TIMEOUT", 0.4)
+    receiver.stall = stall
+    table, users, _ = president_table(make_user)
+    hook(users[0], receiver, events=["table_started"])
+    tables.table_start(table_id=table.pk, user=users[0])
+    delivery = WebhookDelivery.objects.get()
+    assert len(receiver.requests) == 1
+    assert delivery.status == "pending" and delivery.attempts == 1 and delivery.error == "timeout"
+    assert delivery.next_attempt_at > timezone.now()
