@@ -18,7 +18,9 @@ Both policies see only `view = engine.view(state, seat)` and return one of
   seat, once per candidate move (common random numbers: every candidate is scored on the same
   deals), and stops once this seat's place is known. The score is minus the place with
   FIRST_BONUS more for going out first (the table's winner is the one who leads on points, and
-  first place is worth the most of them; a one-hand game is won by going out first); `easy`'s
+  first place is worth the most of them); in a hand that can end the game (P-7) it is instead
+  whether the seat wins the table (WIN_SCALE, TIE_VALUE), and the playout stops as soon as this
+  hand's points (P-6) settle that (a one-hand game: whoever goes out first); `easy`'s
   choice is kept unless another move beats it clearly (MARGIN, CONFIDENCE). The other seats'
   hands are dealt to agree with how they played the hand, if they decide like `easy` (the
   playouts' model of every seat): a pass, a lead and a follow each rule hands out. Budget: one
