@@ -488,8 +488,10 @@ hard.wants_history = True
 
 def _deciding(view: dict) -> bool:
     """Whether the game can end with this hand (P-7): the `hands` count is reached, or (by
-    target score) some total can reach the target with a President's points, or the end is
-    already due and tied leaders play on."""
+    target score) some total can reach the target with a President's points. (The view does
+    not say whether the end is already due; tied leaders who played on after reaching the
+    target fall 3 or more below it only over several tied hands, and are then scored
+    by place.)"""
     public = view["public"]
     if public["hands"] is not None:
         return public["hand"] >= public["hands"]
