@@ -166,6 +166,29 @@ view = sync_to_async(selectors.state_view, thread_sensitive=False)
 # Per event loop: the table read in flight, shared by every waiter of the table woken by the
 # same change (one database read per change and process, not one per waiter).
 _reads: dict[tuple[int, str], asyncio.Future] = {}
+# ... and the last such read for a moment after it ends, for the waiters the same change woke
+# that reach it late (a busy loop): they take it rather than read again (within the version
+# they need, and not past a deadline, like the snapshot of `notify.fresh`).
+_recent: OrderedDict[tuple[int, str], tuple[float, object]] = OrderedDict()
+_RECENT_SECONDS = 0.5
+_MAX_RECENT = 2048
+
+
+def _keep_recent(key, future: asyncio.Future) -> None:
+    if _reads.get(key) is future:
+        _reads.pop(key, None)
+    if future.cancelled() or future.exception() is not None or future.result() is None:
+        return
+    _recent[key] = (time.monotonic(), future.result())
+    _recent.move_to_end(key)
+    while len(_recent) > _MAX_RECENT:
+        _recent.popitem(last=False)
+
+
+def _usable(table, at_least: int) -> bool:
+    return table.version >= at_least and not versions.overdue(
+        None if table.deadline is None else table.deadline.timestamp()
+    )
 
 
 async def shared_table(table_id: str, at_least: int):
@@ -174,12 +197,15 @@ async def shared_table(table_id: str, at_least: int):
     if table is not None and not versions.overdue(None if table.deadline is None else table.deadline.timestamp()):
         return table  # as this process committed it: no read at all
     key = (id(asyncio.get_running_loop()), table_id)  # a future belongs to its loop
+    recent = _recent.get(key)
+    if recent is not None and time.monotonic() - recent[0] < _RECENT_SECONDS and _usable(recent[1], at_least):
+        return recent[1]  # the read this change's other waiters just made
     for _ in range(3):
         future = _reads.get(key)
         if future is None:
             future = _woken_read(table_id)
             _reads[key] = future
-            future.add_done_callback(lambda f, key=key: _reads.pop(key, None) if _reads.get(key) is f else None)
+            future.add_done_callback(lambda f, key=key: _keep_recent(key, f))
         table = await asyncio.shield(future)
         # A read that began before the change that woke us may miss it: read again.
         if table is None or table.version >= at_least:

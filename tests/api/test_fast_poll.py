@@ -419,3 +419,26 @@ def test_waiters_woken_by_a_move_of_this_process_read_nothing_and_others_read_on
     # Whole-row reads of the table: the save's own, then one shared by the five waiters (the
     # re-check that found the change reads only versions).
     assert len(reads) == 2, reads
+
+
+def test_a_waiter_reaching_the_shared_read_late_takes_it_and_a_newer_version_reads_again(started):
+    """A waiter woken by a change whose shared read has just ended (a busy loop wakes it late)
+    takes that read rather than reading again; one that needs a newer version reads."""
+    table_id = str(started[0])
+    version = Table.objects.get(pk=table_id).version
+    whole_row = '"games_table"."finished_at" FROM "games_table"'
+
+    async def scenario():
+        with counted_queries() as seen:
+            first = await polling.shared_table(table_id, version)
+            late = await polling.shared_table(table_id, version)
+        reads_before = [sql for sql in seen if whole_row in sql]
+        await sync_to_async(Table.objects.filter(pk=table_id).update)(version=version + 1)
+        with counted_queries() as seen:
+            newer = await polling.shared_table(table_id, version + 1)
+        return first, late, reads_before, newer, [sql for sql in seen if whole_row in sql]
+
+    first, late, reads_before, newer, reads_after = run(scenario)
+    assert late is first and first.version == version
+    assert len(reads_before) == 1, reads_before
+    assert newer.version == version + 1 and len(reads_after) == 1, reads_after
