@@ -145,13 +145,18 @@ async def current_version(table_id: str, db=run_db) -> int | None:
     return row[0]
 
 
+def _overdue(table) -> bool:
+    """Whether the table's deadline has passed: its state is not to be answered as it is."""
+    return versions.overdue(None if table.deadline is None else table.deadline.timestamp())
+
+
 def read_table(table_id: str):
     """The table with its seats and players (two queries), after enforcing an overdue
     deadline like every read; None when there is no such table."""
     table = selectors.table_for_state(table_id)
     if table is None:
         return None
-    if versions.overdue(None if table.deadline is None else table.deadline.timestamp()):
+    if _overdue(table):
         automation.table_clock(table_id)
         table = selectors.table_for_state(table_id)
     return table
@@ -186,15 +191,13 @@ def _keep_recent(key, future: asyncio.Future) -> None:
 
 
 def _usable(table, at_least: int) -> bool:
-    return table.version >= at_least and not versions.overdue(
-        None if table.deadline is None else table.deadline.timestamp()
-    )
+    return table.version >= at_least and not _overdue(table)
 
 
 async def shared_table(table_id: str, at_least: int):
     """The table at version `at_least` or later, from a read in flight if there is one."""
     table = notify.fresh(table_id, at_least)
-    if table is not None and not versions.overdue(None if table.deadline is None else table.deadline.timestamp()):
+    if table is not None and not _overdue(table):
         return table  # as this process committed it: no read at all
     key = (id(asyncio.get_running_loop()), table_id)  # a future belongs to its loop
     recent = _recent.get(key)

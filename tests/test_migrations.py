@@ -12,6 +12,5 @@ def test_no_model_change_lacks_its_migration(capsys):
     try:
         call_command("makemigrations", check=True, dry_run=True, verbosity=1)
     except SystemExit as exc:  # --check exits 1 when a migration is missing
-        pytest.fail(f"makemigrations --check found changes without a migration:\n{capsys.readouterr().out}")
-        raise AssertionError from exc
+        pytest.fail(f"makemigrations --check found changes without a migration (exit {exc.code}):\n{capsys.readouterr().out}")
     assert "No changes detected" in capsys.readouterr().out
