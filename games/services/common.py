@@ -24,7 +24,7 @@ from games.engine import base as engine_base
 from games.engine import registry
 from games.models import Move, Seat, Table, WebhookEndpoint
 
-from . import changes, follow_ups, webhooks
+from . import changes, follow_ups
 
 # The platform's own subscribers (wake-ups, deadline and bot step, webhooks, ratings) join the hook.
 follow_ups.install()
@@ -85,16 +85,14 @@ def lock_table(table_id, *, with_seats: bool = False) -> Table:
         _expected_version.set(None)
         if expected != table.version:
             raise StaleVersion(detail={"version": table.version})
-    # The locked state's seat mapping and who acts, read once: the platform's checks and the
-    # change's webhook events (which compare before and after) use them.
-    players = to_act = None
+    # The locked state's seat mapping, read once for the platform's checks; and what the table
+    # was when locked, for the change's subscribers that compare before and after (webhooks),
+    # which work out what they need from it only if they need it.
+    players = None
     if table.state is not None:
-        engine = engine_for(table)
-        players = tuple(engine.seat_players(table.state))
-        if table.status == Table.Status.ACTIVE:
-            to_act = tuple(engine.to_act(table.state))
+        players = tuple(engine_for(table).seat_players(table.state))
     table._players = (table.state, players)
-    table._before_change = webhooks.Snapshot.of(table.status, to_act or (), players)
+    table._locked = (table.status, table.state, players)
     return table
 
 

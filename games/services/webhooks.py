@@ -210,6 +210,15 @@ class Snapshot:
             return cls(status, frozenset())
         return cls(status, frozenset(players[s] for s in to_act))
 
+    @classmethod
+    def of_locked(cls, game: str, status: str, state: dict | None, players) -> Snapshot:
+        """From what the command path recorded when it locked the table (common.lock_table)."""
+        if status != Table.Status.ACTIVE or state is None:
+            return cls(status, frozenset())
+        from games.engine import registry
+
+        return cls.of(status, registry.get(game).to_act(state), players)
+
 
 def snapshot(table: Table) -> Snapshot:
     from games.engine import registry

@@ -96,15 +96,29 @@ class CountingEngine:
         return value
 
 
-def test_a_move_costs_the_platform_three_engine_calls(make_user, monkeypatch):
+@pytest.mark.parametrize("with_webhook", [False, True])
+def test_a_move_costs_the_platform_two_engine_calls_and_webhooks_one_more(make_user, monkeypatch, with_webhook):
+    from games.models import WebhookDelivery, WebhookEndpoint
+
     table, users = started_president(make_user)
     engine = registry.get("president")
     seat = engine.to_act(table.state)[0]
     move = engine.legal_moves(table.state, seat)[0]
+    if with_webhook:
+        # Recorded with the move; not delivered here (no network in a test).
+        monkeypatch.setattr("games.scheduling.queue_webhook", lambda *args, **kwargs: None)
+        WebhookEndpoint.objects.create(user=users[(seat + 1) % 4], url="https://hooks.example/x", events=["your_turn"],
+                                       secret="s" * 32)
     counting = CountingEngine(engine)
     real_get = registry.get
     monkeypatch.setattr(registry, "get", lambda slug: counting if slug == "president" else real_get(slug))
     moves.move_submit(table_id=table.pk, user=users[seat], move=move)
-    # Under the lock: who sits where and who acts (read once, for the checks and the webhook
-    # events' comparison), then the one `apply`; its Result says the rest.
-    assert counting.calls == Counter({"seat_players": 1, "to_act": 1, "apply": 1})
+    # Under the lock: who sits where (the platform's checks), then the one `apply`; its Result
+    # says the rest. Who acted before the move is worked out only for a change whose players
+    # have a webhook (the events compare before and after), never in the lock itself.
+    expected = Counter({"seat_players": 1, "apply": 1})
+    if with_webhook:
+        expected["to_act"] = 1
+    assert counting.calls == expected
+    # ... and the webhook still learns that its owner's turn came.
+    assert list(WebhookDelivery.objects.values_list("event", flat=True)) == (["your_turn"] if with_webhook else [])
