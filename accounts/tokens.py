@@ -1,18 +1,18 @@
-"""API tokens resolved without the database on the polling path (issue 12.3).
-
-`games.polling` answers `GET /tables/{id}/state` before Django's handler; a poll's token is
-looked up here: a hit costs a dictionary read, a miss one indexed query (token joined to its
-user), whose answer is kept for AUTH_CACHE_SECONDS. Only active users are kept, never a
-negative answer (an unknown token always reaches the database).
+"""API tokens resolved without the database on the hot paths: the user of a token, kept for
+AUTH_CACHE_SECONDS in each web process. games.edge.auth (the API's one authentication, used by the
+edge and by DRF's views alike) reads it: a hit costs a dictionary read, a miss one indexed query
+(token joined to its user), whose answer is kept. Only active users are kept, never a negative
+answer (an unknown token always reaches the database).
 
 Invalidation, so that a deactivated user or a replaced token gets 401 within seconds:
 - in this process, at once, on every path that changes them: a user saved or deleted, a token
   deleted (regeneration), the admin's bulk deactivation (`forget_users`), each on commit;
-- in the other web processes, by a message on the Redis channel CHANNEL that games.notify's
-  listener applies (`forget_local`); without Redis (one web process), by the entry's expiry.
+- in the other web processes, by a message on the Redis channel CHANNEL that the edge's waiting
+  room (games.edge.waiting) hands to `forget_local`; without Redis (one web process), by expiry.
 
-What is kept is the user's id, name and flags, to answer one read-only request: the object is
-an unsaved User that no code path saves."""
+What is kept is the user's whole row, so the user it gives is the one a query would give: a
+view may read any field of it.
+"""
 
 from __future__ import annotations
 
@@ -22,21 +22,28 @@ import time
 from collections import OrderedDict
 
 from django.conf import settings
-from rest_framework.authentication import TokenAuthentication
 
 log = logging.getLogger(__name__)
 CHANNEL = "cardgames:auth-changed"
 MAX_ENTRIES = 20_000
 
 _lock = threading.Lock()
-_entries: OrderedDict[str, tuple[float, int, str, bool]] = OrderedDict()
+# key -> (expires, user id, the user's concrete field values in _fields() order)
+_entries: OrderedDict[str, tuple[float, int, tuple]] = OrderedDict()
 _publisher = None
 
 
-def _user(user_id: int, username: str, is_staff: bool):
+def _fields() -> list[str]:
     from accounts.models import User
 
-    return User(pk=user_id, username=username, is_staff=is_staff, is_active=True)
+    return [f.attname for f in User._meta.concrete_fields]
+
+
+def _user(values: tuple):
+    """A User instance as a query loads it (a fresh object per call: callers may change it)."""
+    from accounts.models import User
+
+    return User.from_db("default", _fields(), values)
 
 
 def cached(key: str):
@@ -45,11 +52,11 @@ def cached(key: str):
         entry = _entries.get(key)
         if entry is None:
             return None
-        expires, user_id, username, is_staff = entry
+        expires, _, values = entry
         if expires <= time.monotonic():
             del _entries[key]
             return None
-    return _user(user_id, username, is_staff)
+    return _user(values)
 
 
 def lookup(key: str):
@@ -58,19 +65,21 @@ def lookup(key: str):
 
     if not key or len(key) > 64:
         return None
-    row = (
+    fields = _fields()
+    values = (
         Token.objects.filter(key=key, user__is_active=True)
-        .values_list("user_id", "user__username", "user__is_staff")
+        .values_list(*[f"user__{name}" for name in fields])
         .first()
     )
-    if row is None:
+    if values is None:
         return None
+    user_id = values[fields.index("id")]
     with _lock:
-        _entries[key] = (time.monotonic() + settings.AUTH_CACHE_SECONDS, *row)
+        _entries[key] = (time.monotonic() + settings.AUTH_CACHE_SECONDS, user_id, values)
         _entries.move_to_end(key)
         while len(_entries) > MAX_ENTRIES:
             _entries.popitem(last=False)
-    return _user(*row)
+    return _user(values)
 
 
 def forget_local(user_ids) -> None:
@@ -122,22 +131,3 @@ def connect() -> None:
     post_delete.connect(changed, sender=User, dispatch_uid="accounts.tokens.user_deleted", weak=False)
     post_delete.connect(changed, sender=Token, dispatch_uid="accounts.tokens.token_deleted", weak=False)
 
-
-class CachedTokenAuthentication(TokenAuthentication):
-    """The API's token authentication (REST_FRAMEWORK's first authenticator). For a view that
-    says `token_cache = True` — the hot POSTs that only read their user, a move
-    (games.api.tables) — the token goes through this cache; every other view gets DRF's own
-    lookup and a whole user, since it may save it. An unknown token always gets DRF's check,
-    for its message."""
-
-    def authenticate(self, request):
-        view = (getattr(request, "parser_context", None) or {}).get("view")
-        self._cache = bool(getattr(view, "token_cache", False))
-        return super().authenticate(request)
-
-    def authenticate_credentials(self, key):
-        if getattr(self, "_cache", False):
-            user = cached(key) or lookup(key)
-            if user is not None:
-                return user, None
-        return super().authenticate_credentials(key)

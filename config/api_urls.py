@@ -6,7 +6,7 @@ from games.api import lopti as lopti_apis
 from games.api import push as push_apis
 from games.api import ratings as ratings_apis
 from games.api import tables as games_apis
-from games.longpoll import table_state
+from games.api.state import table_state
 
 urlpatterns = [
     path("auth/register", accounts_apis.RegisterApi.as_view(), name="auth-register"),

@@ -1,10 +1,7 @@
-"""ASGI entry point. Three paths bypass Django's handler, which would park a thread (and its
-database connection) per waiting request and costs a thread hop and the whole middleware and
-DRF stack per request: the event streams (`GET /tables/{id}/events`, games/streams.py),
-token-authenticated `GET /tables/{id}/state` polls (games/polling.py) and token-authenticated
-`POST /tables/{id}/moves` (games/fast_moves.py). Everything else, and whatever those do not
-answer themselves, goes to Django, whose long-poll view (games/longpoll.py) is async and whose
-middleware is all async-capable."""
+"""ASGI entry point: the edge (games.edge.app) in front of Django's handler. Every request enters
+through the edge, which gives it its request id, its access-log line and its metrics, answers the
+hot endpoints (state polls and long-polls, moves, event streams) itself and hands everything else
+to Django (docs/architecture.md, "The edge")."""
 
 import os
 
@@ -17,8 +14,6 @@ os.environ.setdefault("DB_POOL", "1")
 
 django_application = get_asgi_application()
 
-from games.fast_moves import move_router  # noqa: E402 - needs the apps loaded above
-from games.polling import state_router  # noqa: E402
-from games.streams import asgi_router  # noqa: E402
+from games.edge.app import application as edge  # noqa: E402 - needs the apps loaded above
 
-application = asgi_router(state_router(move_router(django_application)))
+application = edge(django_application)

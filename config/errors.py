@@ -17,6 +17,7 @@ class ApiError(Exception):
     status = 400
     code = "invalid"
     default_message = "invalid request"
+    headers: dict[str, str] | None = None
 
     def __init__(self, message: str | None = None, detail: dict | None = None):
         self.message = message or self.default_message
@@ -56,6 +57,16 @@ class IdempotencyKeyReused(ApiError):
     status, code, default_message = 409, "idempotency_key_reused", "this Idempotency-Key was used with another request"
 
 
+class Throttled(ApiError):
+    """A limit of the service's own (not a DRF throttle's rate), with the seconds to wait."""
+
+    status, code, default_message = 429, "throttled", "request was throttled"
+
+    def __init__(self, message: str | None = None, *, retry_after: int):
+        super().__init__(message, {"retry_after": retry_after})
+        self.headers = {"Retry-After": str(retry_after)}
+
+
 def error_body(code: str, message: str, detail: dict | None = None) -> dict:
     return {"code": code, "message": message, "detail": detail or {}}
 
@@ -79,7 +90,7 @@ def _messages(value):
 def exception_handler(exc, context):
     headers = {}
     if isinstance(exc, ApiError):
-        return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status)
+        return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status, headers=exc.headers)
     if isinstance(exc, RequestDataTooBig):
         # Raised when DRF reads a body over DATA_UPLOAD_MAX_MEMORY_SIZE; Django alone would
         # answer its HTML "Bad Request (400)" (issue 18.6).

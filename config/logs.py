@@ -1,22 +1,55 @@
-"""JSON log lines with the request id of the request being served.
+"""JSON log lines with the request id of the request being served, and the access log.
 
 A client may send `X-Request-ID` (an id of up to 64 safe characters); otherwise one is made.
 It is echoed in the response. Log lines carry method, path and status, never bodies, tokens
-or cards: a log line is treated as visible to every player."""
+or cards: a log line is treated as visible to every player.
+
+The access log (`access`, called by the edge, games.edge.app, once per request whichever door
+served it) goes through a queue to a thread of its own: writing to a slow stderr pipe must never
+stall the event loop that serves every request of the process."""
 
 from __future__ import annotations
 
 import contextvars
 import json
 import logging
+import queue
 import re
+import threading
 import uuid
 from datetime import UTC, datetime
+from logging.handlers import QueueListener
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+# The edge's per-request holder of the authenticated user's id, for its access-log line: written
+# by the API's authentication wherever it runs (a view's thread shares the holder).
+_user_holder: contextvars.ContextVar[list | None] = contextvars.ContextVar("request_user", default=None)
+
+
+def note_user(user_id: int) -> None:
+    holder = _user_holder.get()
+    if holder is not None:
+        holder[0] = user_id
+
+
+def hold_user() -> tuple[list, contextvars.Token]:
+    holder = [None]
+    return holder, _user_holder.set(holder)
+
+
+def release_user(token: contextvars.Token) -> None:
+    _user_holder.reset(token)
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+def request_id(incoming: str | None) -> str:
+    """The one request-id rule, for the edge (games.edge.app) and this middleware alike: the
+    client's `X-Request-ID` when it is a short token of safe characters (up to 64 of
+    `A-Z a-z 0-9 . _ -`), else a new random id. Anything else would be echoed into a response
+    header and every log line."""
+    return incoming if incoming and _SAFE_ID.match(incoming) else uuid.uuid4().hex
 
 
 class RequestIdMiddleware:
@@ -29,8 +62,7 @@ class RequestIdMiddleware:
             markcoroutinefunction(self)
 
     def _begin(self, request) -> contextvars.Token:
-        incoming = request.headers.get("X-Request-ID", "")
-        request.request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
+        request.request_id = request_id(request.headers.get("X-Request-ID"))
         return request_id_var.set(request.request_id)
 
     def __call__(self, request):
@@ -56,8 +88,57 @@ class RequestIdMiddleware:
 
 class RequestIdFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = request_id_var.get()
+        if not hasattr(record, "request_id"):  # an access-log line carries its own
+            record.request_id = request_id_var.get()
         return True
+
+
+ACCESS = logging.getLogger("cardgames.access")
+_FIELDS = ("method", "path", "route", "duration_ms", "user_id")
+_queue: queue.SimpleQueue = queue.SimpleQueue()
+_listener: QueueListener | None = None
+_listener_lock = threading.Lock()
+
+
+class _Forward(logging.Handler):
+    """On the listener's thread: the record handled by the access logger, as if logged there
+    (its filters, then the handlers configured now, LOGGING's or a test's)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        ACCESS.handle(record)
+
+
+def _started() -> None:
+    global _listener
+    if _listener is None:
+        with _listener_lock:
+            if _listener is None:
+                _listener = QueueListener(_queue, _Forward())
+                _listener.start()
+
+
+def access(*, request_id: str, method: str, path: str, route: str, status: int, duration_ms: float,
+           user_id: int | None) -> None:
+    """One access-log line (no query string: nothing in it is needed, and nothing secret may be),
+    made here and written by the listener's thread."""
+    if not ACCESS.isEnabledFor(logging.INFO):
+        return
+    _started()
+    _queue.put(ACCESS.makeRecord(ACCESS.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, status), None, extra={
+        "request_id": request_id, "method": method, "path": path, "route": route, "status_code": status,
+        "duration_ms": round(duration_ms, 3), "user_id": user_id,
+    }))
+
+
+def access_drained(timeout: float = 5.0) -> bool:
+    """Wait until the access log's queue is written out (tests)."""
+    import time
+
+    end = time.monotonic() + timeout
+    while not _queue.empty() and time.monotonic() < end:
+        time.sleep(0.01)
+    time.sleep(0.02)  # the record taken last is being handled
+    return _queue.empty()
 
 
 class JsonFormatter(logging.Formatter):
@@ -72,6 +153,9 @@ class JsonFormatter(logging.Formatter):
         status = getattr(record, "status_code", None)
         if status is not None:
             entry["status"] = status
+        for name in _FIELDS:
+            if hasattr(record, name):
+                entry[name] = getattr(record, name)
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry)

@@ -22,7 +22,7 @@ def get_table(table_id) -> Table:
 
 def table_for_state(table_id) -> Table | None:
     """The table and its seats with their players, in two queries (the state view needs no
-    host): the polling path's read (games.polling)."""
+    host): the state endpoint's read (games.edge.state)."""
     found = _TABLE.run(table_id)
     if not found:
         return None

@@ -6,8 +6,9 @@ a poll decides its 304 without touching the database (issue 12.3).
   post_save/post_delete). The record keeps the highest version it has seen (a Lua script), so
   a late or reordered write never lowers it, and readers may fill a missing key from the
   database without racing a writer.
-- Readers (`current`): one Redis GET on the event loop. A miss, an overdue deadline (a read
-  enforces it, automation.table_version) or Redis being down falls back to one indexed query.
+- Readers (`cached`, games.edge.state): one Redis GET on the event loop. A miss, an overdue
+  deadline (a read enforces it, automation.table_clock) or Redis being down falls back to one
+  indexed query.
 - Keys expire after VERSION_CACHE_SECONDS, and a write that failed (Redis away) is retried with
   the next one: a missed write can make a 304 stale for at most that long. While Redis is
   failing, readers skip it for a few seconds rather than wait on its timeouts.
@@ -24,7 +25,6 @@ import asyncio
 import logging
 import threading
 import time
-from datetime import UTC, datetime
 
 from django.conf import settings
 
@@ -175,10 +175,6 @@ def reset() -> None:
         _pending.clear()
     _skip_until = 0.0
     _writes._until = 0.0
-
-
-def overdue(deadline: float | None) -> bool:
-    return deadline is not None and deadline <= datetime.now(UTC).timestamp()
 
 
 def connect() -> None:

@@ -175,9 +175,9 @@ CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        # DRF's TokenAuthentication, through accounts.tokens' cache for views that opt in.
-        "accounts.tokens.CachedTokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        # The API's one authentication (a token, else the session, with DRF's CSRF check for a
+        # session's unsafe request), the same function the edge's routes call.
+        "games.edge.auth.EdgeAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -256,10 +256,10 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Long-poll: how often a waiting request re-reads the version when no in-process wake-up came.
 LONGPOLL_RECHECK_SECONDS = float(os.environ.get("LONGPOLL_RECHECK_SECONDS", "1.0"))
 LONGPOLL_MAX_SECONDS = 30
-# Threads (per web process) that read a table for the waiters a change woke (games.polling):
+# Threads (per web process) that read a table for the waiters a change woke (games.edge.waiting):
 # apart from the requests' pool, so that a burst of moves does not delay them.
 WOKEN_READ_THREADS = int(os.environ.get("WOKEN_READ_THREADS", "4"))
-# The polling path (games.polling, issue 12): a token's user is cached this long in each web
+# The hot paths (games.edge): a token's user is cached this long in each web
 # process (a deactivation or new token reaches other processes at once through Redis, else
 # within this time); a table's version is cached in Redis for this long after its last write;
 # after a Redis failure, readers skip Redis for this long.

@@ -61,18 +61,6 @@ def validated(serializer_class, data) -> dict:
     return dict(serializer.validated_data)
 
 
-def move_body(data) -> tuple[dict, int | None]:
-    if not isinstance(data, dict):
-        raise Invalid("the move must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
-    move = dict(data)
-    expected = move.pop("expected_version", None)
-    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int)):
-        raise Invalid("expected_version must be an integer", {"fields": {"expected_version": ["must be an integer"]}})
-    if not isinstance(move.get("type"), str):
-        raise Invalid("a move needs a type", {"fields": {"type": ["this field is required"]}})
-    return move, expected
-
-
 def int_param(request, name: str, default: int, low: int, high: int) -> int:
     raw = request.query_params.get(name)
     if raw is None:

@@ -3,27 +3,27 @@ event stream, and the user's webhooks."""
 
 from __future__ import annotations
 
-import json
-
-from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import renderers, serializers
+from rest_framework import serializers
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.errors import Invalid
 from config.schema import errors
-from games import selectors, streams
-from games.services import automation, webhooks
+from games.edge import events
+from games.edge.http import Renderer, Request, to_django
+from games.services import webhooks
 
 
-class EventStreamRenderer(renderers.BaseRenderer):
-    media_type = "text/event-stream"
-    format = "event-stream"
-    charset = "utf-8"
+class _JsonErrors(BaseContentNegotiation):
+    """The stream's answer is built by the endpoint; what DRF renders for it (errors) is JSON,
+    whatever the client accepts, as the edge answers it."""
 
-    def render(self, data, accepted_media_type=None, renderer_context=None):
-        return json.dumps(data).encode()
+    def select_parser(self, request, parsers):
+        return parsers[0]
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
 
 
 SSE_EVENT = {
@@ -39,12 +39,14 @@ SSE_EVENT = {
 
 
 class TableEventsApi(APIView):
-    """Under the ASGI server the stream is served by `games.streams` before Django sees the
-    request, and stays open. A request that reaches this view (a WSGI server, a test client)
-    gets the same opening — the reconnection delay and the current state — and the stream
-    ends there: an EventSource reconnects with Last-Event-ID, so the client degrades to polling."""
+    """The thin adapter of the event stream (games.edge.events). Under the ASGI server the edge
+    serves the stream and keeps it open. A request that reaches this view (a WSGI server, a test
+    client) gets the same opening — the reconnection delay and the current state — and the
+    stream ends there: an EventSource reconnects with Last-Event-ID, so the client degrades to
+    polling."""
 
-    renderer_classes = [renderers.JSONRenderer, EventStreamRenderer]
+    renderer_classes = [Renderer]
+    content_negotiation_class = _JsonErrors
 
     @extend_schema(
         operation_id="tables_events",
@@ -58,10 +60,10 @@ class TableEventsApi(APIView):
             "stream after an hour (reconnect with `Last-Event-ID`). At most 20 open streams per user (429)."
         ),
         parameters=[
-            # The bounds the stream checks (streams.parse_after): a version number.
-            OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": streams.MAX_AFTER},
+            # The bounds the stream checks (events.parse_after): a version number.
+            OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": events.MAX_AFTER},
                              description="resume after this version (like Last-Event-ID)"),
-            OpenApiParameter("Last-Event-ID", {"type": "integer", "minimum": 0, "maximum": streams.MAX_AFTER},
+            OpenApiParameter("Last-Event-ID", {"type": "integer", "minimum": 0, "maximum": events.MAX_AFTER},
                              OpenApiParameter.HEADER, description="the id of the last event you received"),
         ],
         responses={
@@ -75,18 +77,8 @@ class TableEventsApi(APIView):
         },
     )
     def get(self, request, table_id):
-        after, bad = streams.parse_after(
-            {"last-event-id": request.headers["Last-Event-ID"]} if "Last-Event-ID" in request.headers else {},
-            {k: request.query_params.getlist(k) for k in request.query_params},
-        )
-        if bad:
-            raise Invalid(f"{bad} must be a version number", {"fields": {bad: [f"0..{streams.MAX_AFTER}"]}})
-        automation.table_version(table_id)
-        state = selectors.state_view(selectors.get_table(table_id), request.user)
-        chunk, _ = streams.opening(state, after)
-        response = HttpResponse(chunk, content_type="text/event-stream; charset=utf-8")
-        response["Cache-Control"] = "no-cache"
-        return response
+        answer, _ = events.opening(Request.from_django(request._request), str(table_id), request.user)
+        return to_django(answer)
 
 
 class WebhookOutputSerializer(serializers.Serializer):

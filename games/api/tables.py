@@ -7,16 +7,19 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.errors import Invalid
 from config.schema import IDEMPOTENCY_KEY, errors
-from games import polling, selectors
+from games import selectors
+from games.edge import moves as edge_moves
+from games.edge.http import Renderer, to_django
 from games.models import Table
-from games.services import automation, moves, tables
+from games.services import automation, tables
 
-from .http import Idempotent, int_param, move_body, validated
+from .http import Idempotent, int_param, validated
 
 
 class PlayerSerializer(serializers.Serializer):
@@ -281,9 +284,12 @@ class MoveInputSerializer(serializers.Serializer):
 
 
 class TableMovesApi(Idempotent, APIView):
+    """A thin adapter of the move endpoint (games.edge.moves), which the edge serves too: the same
+    answer whichever door a move comes through (rendered by the edge's JSON renderer)."""
+
     throttle_scope = "moves"
-    # The token through the poll's cache (accounts.tokens): a move only reads its user.
-    token_cache = True
+    renderer_classes = [Renderer, BrowsableAPIRenderer]
+
     class MoveResultSerializer(serializers.Serializer):
         version = serializers.IntegerField()
         events = serializers.ListField(child=serializers.DictField(), help_text="what the move caused, as you may see it")
@@ -294,6 +300,8 @@ class TableMovesApi(Idempotent, APIView):
 
     @extend_schema(
         operation_id="tables_moves_list",
+        description="The move log as you may see it, oldest first: entries `{seq, seat, type, ..., by, version, at, "
+        "events}` (server actions have `by: \"server\"`); `?after=<seq>` for what came since.",
         parameters=[
             OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": 2**31}, description="only entries with a greater seq"),
             OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 500},
@@ -324,6 +332,8 @@ class TableMovesApi(Idempotent, APIView):
 
     @extend_schema(
         operation_id="tables_moves_create",
+        description="Make a move, in the form `legal_moves` lists it; with `expected_version`, only if the table is "
+        "still at that version. The answer is `{version, events, state}`: your new state, with its ETag.",
         parameters=[IDEMPOTENCY_KEY, OpenApiParameter(
             "ETag", str, OpenApiParameter.HEADER, response=[200],
             description="the ETag of `state` (as GET /state would give it): poll on with it in If-None-Match")],
@@ -334,36 +344,31 @@ class TableMovesApi(Idempotent, APIView):
         },
     )
     def post(self, request, table_id):
-        def run():
-            move, expected = move_body(request.data)
-            table, seat, events = moves.move_submit(
-                table_id=table_id, user=request.user, move=move, expected_version=expected
-            )
-            return {
-                "version": table.version,
-                "events": selectors.move_events(table, events, seat),
-                "state": selectors.state_view(table, request.user),
-            }
-
-        # move_submit checks expected_version itself, after the seat checks (as before).
-        response = self.idempotent(request, run, versioned=False)
-        state = response.data.get("state") if response.status_code == 200 and isinstance(response.data, dict) else None
-        if isinstance(state, dict) and isinstance(state.get("version"), int):
-            # The answer holds the mover's new state: with its ETag the client polls on from
-            # it (If-None-Match, ?wait=) without a GET first.
-            response["ETag"] = polling.etag(state["version"], request.user)
+        if "Idempotency-Key" not in request.headers:
+            return to_django(edge_moves.answer(str(table_id), request.user, request.data))
+        # A keyed move: replayed from its stored answer (move_submit checks expected_version
+        # itself, after the seat checks).
+        response = self.idempotent(request, lambda: edge_moves.result(str(table_id), request.user, request.data),
+                                   versioned=False)
+        if response.status_code == 200 and isinstance(response.data, dict):
+            for name, value in edge_moves.with_etag(response.data, request.user).items():
+                response[name] = value
         return response
 
 
 class TableStateApi(APIView):
-    """Documents `GET /tables/{id}/state`; requests are served by `games.polling` (token
-    polls, before Django) and the async view in `games.longpoll` (the rest), so that a
-    waiting poll holds no thread."""
+    """Documents `GET /tables/{id}/state`, and names its policy: requests are served by the state
+    endpoint (games.edge.state) through the edge or the async view games.api.state, so that a
+    waiting poll holds no thread. Polls are not throttled (a 304 costs no Redis round trip)."""
 
     permission_classes = [IsAuthenticated]
+    throttle_classes: list = []
 
     @extend_schema(
         operation_id="tables_state",
+        description="Your view of the table: only your own hidden cards (spectators: public state only), the moves "
+        "you may make now, and an `ETag` to poll with (`If-None-Match`: 304 while nothing changed; `?wait=`: a "
+        "long-poll that answers as soon as the table changes).",
         parameters=[
             OpenApiParameter("wait", {"type": "number", "minimum": 0, "maximum": 30},
                              description="long-poll: hold up to this many seconds (0 to 30) until the version differs "
@@ -378,7 +383,7 @@ class TableStateApi(APIView):
             **errors("invalid", "not_found"),
         },
     )
-    def get(self, request, table_id):  # pragma: no cover - served by games.longpoll
+    def get(self, request, table_id):  # pragma: no cover - served by games.api.state
         raise NotImplementedError
 
 

@@ -72,6 +72,12 @@ def table_clock(table_id) -> tuple[int, object] | None:
     return version, deadline
 
 
+def table_versions(table_ids: list[str]) -> dict[str, int]:
+    """The versions of these tables (deleted ones absent), in one query: the waiting room's
+    batched re-check of the tables it waits on (games.edge.waiting)."""
+    return {str(pk): v for pk, v in Table.objects.filter(pk__in=table_ids).values_list("pk", "version")}
+
+
 def table_version(table_id) -> int | None:
     """The table's version (None: no such table), after enforcing an overdue deadline."""
     clock = table_clock(table_id)

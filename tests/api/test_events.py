@@ -6,6 +6,10 @@ import pytest
 from tests.api.helpers import president_hands_deck
 
 
+def body(response) -> str:
+    return b"".join(response.streaming_content).decode()
+
+
 @pytest.fixture
 def started(table_of):
     _, deck = president_hands_deck()
@@ -19,7 +23,7 @@ def test_the_opening_is_the_reconnection_delay_and_the_callers_state(started):
     table_id, users = started
     response = users[0].api.get(f"/api/v1/tables/{table_id}/events", HTTP_ACCEPT="text/event-stream")
     assert response.status_code == 200 and response["Content-Type"].startswith("text/event-stream")
-    retry, event = response.content.decode().split("\n\n")[:2]
+    retry, event = body(response).split("\n\n")[:2]
     assert retry == "retry: 2000"
     lines = dict(line.split(": ", 1) for line in event.splitlines())
     state = users[0].api.get(f"/api/v1/tables/{table_id}/state").json()
@@ -27,7 +31,7 @@ def test_the_opening_is_the_reconnection_delay_and_the_callers_state(started):
     assert lines["data"].startswith("{") and f'"version":{state["version"]}' in lines["data"]
     # A client that already has this version gets no event.
     again = users[0].api.get(f"/api/v1/tables/{table_id}/events", HTTP_LAST_EVENT_ID=str(state["version"]))
-    assert again.content.decode() == "retry: 2000\n\n"
+    assert body(again) == "retry: 2000\n\n"
 
 
 @pytest.mark.django_db
@@ -42,18 +46,21 @@ def test_event_stream_errors(started, anon):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_disconnect_frees_the_waiter_and_the_slot_at_once(started, settings):
-    """Issue 13: a client that disconnects frees everything at once. The ASGI app is driven in
-    this process, so its waiter registry and its slots (no Redis: this process's count) can be
-    read the moment the app returns."""
+    """A client that disconnects frees everything at once. The edge is driven in this process,
+    so its waiting room and its slots (no Redis: this process's count) can be read the moment
+    the app returns."""
     import asyncio
 
-    from games import notify, streams
+    from config.asgi import application
+    from games.edge import events, waiting
 
     settings.REDIS_URL = ""
     table_id, users = started
     scope = {
         "type": "http", "method": "GET", "path": f"/api/v1/tables/{table_id}/events", "query_string": b"",
-        "headers": [(b"authorization", f"Token {users[1].token}".encode()), (b"accept", b"text/event-stream")],
+        "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 5000),
+        "headers": [(b"host", b"testserver"), (b"authorization", f"Token {users[1].token}".encode()),
+                    (b"accept", b"text/event-stream")],
     }
 
     async def run():
@@ -66,14 +73,16 @@ def test_a_disconnect_frees_the_waiter_and_the_slot_at_once(started, settings):
 
         async def receive():
             await opened.wait()
+            await asyncio.sleep(0.2)  # the stream subscribes once its opening is sent
             # While the stream is open it holds a waiter on the table and a slot of the user.
-            held.append((len(notify._waiters.get(table_id, ())), len(streams.slots.local.get(users[1].pk, ()))))
+            room = waiting.room()
+            held.append((len(room.tables.get(table_id).waiters), len(events.slots.local.get(users[1].pk, ()))))
             return {"type": "http.disconnect"}
 
         held: list[tuple[int, int]] = []
-        await asyncio.wait_for(streams.events_app(scope, receive, send), timeout=30)
-        return sent, held
+        await asyncio.wait_for(application(scope, receive, send), timeout=30)
+        return sent, held, table_id in waiting.room().tables
 
-    sent, held = asyncio.run(run())
+    sent, held, still_waiting = asyncio.run(run())
     assert sent[0]["status"] == 200 and held == [(1, 1)]
-    assert table_id not in notify._waiters and users[1].pk not in streams.slots.local
+    assert not still_waiting and users[1].pk not in events.slots.local

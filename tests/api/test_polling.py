@@ -10,6 +10,7 @@ from django.test import AsyncClient
 
 from games import notify
 from games.models import Table
+from games.services import automation
 from tests.api.helpers import move
 
 
@@ -105,13 +106,13 @@ def test_long_poll_sees_a_change_committed_by_another_process(started, settings,
     table_id, seats = started
     etag = seats[1].api.get(state_url(table_id))["ETag"]
     reads = []
-    real_versions = notify._versions
+    real_versions = automation.table_versions
 
     def counted_versions(table_ids):
         reads.append(table_ids)
         return real_versions(table_ids)
 
-    monkeypatch.setattr(notify, "_versions", counted_versions)
+    monkeypatch.setattr(automation, "table_versions", counted_versions)
 
     async def scenario():
         poll = asyncio.create_task(

@@ -1,10 +1,9 @@
-"""Issue 12: `GET /tables/{id}/state` answered by games.polling before Django's handler, through
-the project's real ASGI app (config.asgi.application) in this process.
+"""`GET /tables/{id}/state` answered by the edge (games.edge.state through games.edge.app) before
+Django's handler, through the project's real ASGI app (config.asgi.application) in this process.
 
-It must answer exactly what Django's view answers (the same state for every viewer, the
-errors left to Django), with per-viewer ETags, the fewest queries (counted across every
-thread: the fast path works on the shared pool), and waiting requests that hold no thread
-and no database connection."""
+It must answer what Django's view answers (tests/edge/test_paired.py compares whole answers),
+with per-viewer ETags, the fewest queries (counted across every thread: the edge works on the
+shared pool), and waiting requests that hold no thread and no database connection."""
 
 from __future__ import annotations
 
@@ -28,7 +27,9 @@ from django.utils import timezone
 from accounts import services as account_services
 from accounts import tokens
 from config.asgi import application
-from games import notify, polling, versions
+from games import notify, versions
+from games.edge import http as edge_http
+from games.edge import waiting
 from games.models import Table
 from games.services import moves
 from tests.api.helpers import president_hands_deck
@@ -208,7 +209,7 @@ def test_a_deactivated_user_or_a_replaced_token_gets_401_at_once(started):
     account_services.users_deactivate(type(users[1]).objects.filter(pk=users[1].pk))
     denied = get(users[1], table_id)
     assert denied.status_code == 401 and denied.json()["code"] == "not_authenticated"
-    # Moves read the same cache (accounts.tokens.CachedTokenAuthentication).
+    # Moves read the same cache (games.edge.auth, the one authentication).
     refused = users[1].api.post(f"/api/v1/tables/{table_id}/moves", {"type": "pass"}, format="json")
     assert refused.status_code == 401 and refused.json()["code"] == "not_authenticated"
     assert get(users[2], table_id).status_code == 200
@@ -223,7 +224,11 @@ def test_another_processs_token_change_reaches_this_process_by_message(started):
     table_id, users, _ = started
     assert get(users[1], table_id).status_code == 200
     assert tokens.cached(users[1].token) is not None
-    notify._on_message({"channel": tokens.CHANNEL.encode(), "data": str(users[1].pk).encode()})
+
+    async def message():
+        waiting.room()._message(tokens.CHANNEL, str(users[1].pk))
+
+    asyncio.run(message())
     assert tokens.cached(users[1].token) is None
 
 
@@ -288,10 +293,10 @@ def test_two_hundred_waiting_polls_hold_no_thread_and_no_connection_and_all_wake
                 for v in viewers for _ in range(5)
             ]
             for _ in range(500):
-                if sum(len(group) for group in notify._waiters.values()) >= len(polls):
+                if waiting.room().waiter_count() >= len(polls):
                     break
                 await asyncio.sleep(0.02)
-            waiting = sum(len(group) for group in notify._waiters.values())
+            waiters = waiting.room().waiter_count()
             # Once their first reads are done (they run on the shared pool), nothing is open.
             for _ in range(100):
                 if still_open() == 0:
@@ -303,11 +308,11 @@ def test_two_hundred_waiting_polls_hold_no_thread_and_no_connection_and_all_wake
                 lambda: moves.move_submit(table_id=table_id, user=users[0], move={"type": "play", "cards": [hands[0][0]]})
             )()
             answers = await asyncio.gather(*polls)
-            return version, waiting, threads_before, threads_waiting, connections_waiting, answers
+            return version, waiters, threads_before, threads_waiting, connections_waiting, answers
 
     with tracked_connections() as still_open:
-        version, waiting, threads_before, threads_waiting, connections_waiting, answers = run(scenario)
-    assert waiting == 200
+        version, waiters, threads_before, threads_waiting, connections_waiting, answers = run(scenario)
+    assert waiters == 200
     # The shared pool may have started its few threads; 200 waiters add none each.
     assert threads_waiting - threads_before <= 8
     # While they wait, no connection opened by them (or anything else) is open.
@@ -324,8 +329,13 @@ def test_the_json_renderer_writes_what_drfs_encoder_writes(started):
     state = selectors.state_view(selectors.get_table(table_id), users[0])
     from rest_framework.utils.encoders import JSONEncoder
 
-    assert json.loads(polling.render(state)) == json.loads(json.dumps(state, cls=JSONEncoder))
-    assert polling.render({"at": timezone.now().replace(microsecond=0)}).endswith(b'Z"}')
+    assert json.loads(edge_http.render(state)) == json.loads(json.dumps(state, cls=JSONEncoder))
+    assert edge_http.render({"at": timezone.now().replace(microsecond=0)}).endswith(b'Z"}')
+    # DRF's JSONRenderer escapes the two line separators JavaScript's older parsers choke on.
+    assert edge_http.render({"x": "a\u2028b\u2029"}) == b'{"x":"a\\u2028b\\u2029"}'
+    from rest_framework.renderers import JSONRenderer
+
+    assert edge_http.render(state) == JSONRenderer().render(state)
 
 
 def test_a_host_outside_allowed_hosts_is_refused_as_django_refuses_it(started):
@@ -351,7 +361,7 @@ def woken_answers(table_id, viewers, tags, change):
                 for u in viewers
             ]
             for _ in range(500):
-                if sum(len(group) for group in notify._waiters.values()) >= len(polls):
+                if waiting.room().waiter_count() >= len(polls):
                     break
                 await asyncio.sleep(0.02)
             with counted_queries() as seen:
@@ -429,13 +439,14 @@ def test_a_waiter_reaching_the_shared_read_late_takes_it_and_a_newer_version_rea
     whole_row = '"games_table"."finished_at" FROM "games_table"'
 
     async def scenario():
-        with counted_queries() as seen:
-            first = await polling.shared_table(table_id, version)
-            late = await polling.shared_table(table_id, version)
+        room = waiting.room()
+        with room.waiting(table_id, version - 1), counted_queries() as seen:
+            first = await room.table_at(table_id, version)
+            late = await room.table_at(table_id, version)
         reads_before = [sql for sql in seen if whole_row in sql]
         await sync_to_async(Table.objects.filter(pk=table_id).update)(version=version + 1)
-        with counted_queries() as seen:
-            newer = await polling.shared_table(table_id, version + 1)
+        with room.waiting(table_id, version), counted_queries() as seen:
+            newer = await room.table_at(table_id, version + 1)
         return first, late, reads_before, newer, [sql for sql in seen if whole_row in sql]
 
     first, late, reads_before, newer, reads_after = run(scenario)

@@ -1,0 +1,156 @@
+"""The API's one authentication, for every path: the edge's own routes (games.edge.app) and every
+DRF view (`EdgeAuthentication`, the only class in REST_FRAMEWORK's DEFAULT_AUTHENTICATION_CLASSES).
+
+- `Authorization: Token <key>`: the key's active user, from the per-process cache
+  (accounts.tokens), else one query. A malformed header, an unknown key or an inactive user is a
+  401 with DRF's own words.
+- Otherwise the session cookie (the admin, the browsable API, a browser's EventSource): the
+  session's active user. DRF's views check CSRF for a session's unsafe request, as DRF's
+  SessionAuthentication does; the edge serves no unsafe request by session (Django does).
+- Otherwise nobody: the view's permission (IsAuthenticated) answers 401.
+
+A header with another scheme (`Basic …`) is not ours and is ignored, as DRF's TokenAuthentication
+ignores it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from django.conf import settings
+from django.utils.translation import gettext as _
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.plumbing import build_bearer_security_scheme_object
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, SessionAuthentication
+
+from accounts import tokens
+from config.logs import note_user
+
+KEYWORD = "Token"
+
+
+def authenticate_header() -> str:
+    """The `WWW-Authenticate` of a 401."""
+    return KEYWORD
+
+
+def token_of(authorization: str | None) -> str | None:
+    """The token in an `Authorization` header, None when the header holds none (absent, or
+    another scheme); AuthenticationFailed when it is malformed."""
+    if not authorization:
+        return None
+    parts = authorization.split()
+    if not parts or parts[0].lower() != KEYWORD.lower():
+        return None
+    if len(parts) == 1:
+        raise exceptions.AuthenticationFailed(_("Invalid token header. No credentials provided."))
+    if len(parts) > 2:
+        raise exceptions.AuthenticationFailed(_("Invalid token header. Token string should not contain spaces."))
+    return parts[1]
+
+
+def cached_user(authorization: str | None):
+    """`authenticate`'s first step alone, for the edge on its event loop: the token's user when
+    the cache has it (no database), else None (then `authenticate` decides, off the loop)."""
+    try:
+        key = token_of(authorization)
+    except exceptions.AuthenticationFailed:
+        return None
+    user = None if key is None else tokens.cached(key)
+    if user is not None:
+        note_user(user.pk)
+    return user
+
+
+def token_user(key: str):
+    """The token's active user: the cache, else one query; AuthenticationFailed otherwise."""
+    user = tokens.cached(key) or tokens.lookup(key)
+    if user is not None:
+        return user
+    from rest_framework.authtoken.models import Token
+
+    known = Token.objects.filter(key=key).select_related("user").first() if len(key) <= 64 else None
+    if known is None:
+        raise exceptions.AuthenticationFailed(_("Invalid token."))
+    raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+
+
+def authenticate(authorization: str | None, session_user=None):
+    """The caller's user, or None for nobody. `session_user`: a function that gives the session's
+    user, passed only when the request carries a session cookie (so a request without one never
+    touches a session). Raises AuthenticationFailed for a bad token. May query the database."""
+    key = token_of(authorization)
+    user = None
+    if key is not None:
+        user = token_user(key)
+    elif session_user is not None:
+        user = session_user()
+        if user is None or not user.is_authenticated or not user.is_active:
+            user = None
+    if user is not None:
+        note_user(user.pk)
+    return user
+
+
+def has_session_cookie(cookies: dict[str, str]) -> bool:
+    return bool(cookies.get(settings.SESSION_COOKIE_NAME))
+
+
+def session_of(cookies: dict[str, str]):
+    """For the edge: a function giving the user of the request's session cookie, or None."""
+    session_key = cookies.get(settings.SESSION_COOKIE_NAME)
+    if not session_key:
+        return None
+
+    def user():
+        from importlib import import_module
+
+        from django.contrib.auth import get_user
+
+        store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
+        return get_user(SimpleNamespace(session=store))
+
+    return user
+
+
+def cookies(header: str | None) -> dict[str, str]:
+    """A `Cookie` header's pairs, as Django's parse_cookie reads them."""
+    from django.http.cookie import parse_cookie
+
+    return parse_cookie(header) if header else {}
+
+
+class EdgeAuthentication(BaseAuthentication):
+    """`authenticate` for DRF's views. A session's user passes DRF's CSRF check first, as
+    DRF's SessionAuthentication makes it (for unsafe methods)."""
+
+    def authenticate(self, request):
+        django_request = request._request
+        session_user = None
+        if has_session_cookie(django_request.COOKIES):
+            session_user = lambda: getattr(django_request, "user", None)  # noqa: E731 - AuthenticationMiddleware's
+        user = authenticate(django_request.META.get("HTTP_AUTHORIZATION"), session_user)
+        if user is None:
+            return None
+        if token_of(django_request.META.get("HTTP_AUTHORIZATION")) is None:
+            SessionAuthentication().enforce_csrf(request)
+        return user, None
+
+    def authenticate_header(self, request):
+        return authenticate_header()
+
+
+class EdgeAuthenticationScheme(OpenApiAuthenticationExtension):
+    """How the schema documents `EdgeAuthentication`: a token, or else the session (either)."""
+
+    target_class = EdgeAuthentication
+    name = ["tokenAuth", "cookieAuth"]
+
+    def get_security_requirement(self, auto_schema):
+        return [{"tokenAuth": []}, {"cookieAuth": []}]
+
+    def get_security_definition(self, auto_schema):
+        return [
+            build_bearer_security_scheme_object(header_name="Authorization", token_prefix=KEYWORD),
+            {"type": "apiKey", "in": "cookie", "name": settings.SESSION_COOKIE_NAME},
+        ]
