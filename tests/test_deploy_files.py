@@ -10,6 +10,7 @@ import re
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -79,8 +80,12 @@ def test_env_example_points_at_the_compose_services():
     assert env["POSTGRES_PASSWORD"] == ""
     assert 'secrets.token_urlsafe(50)' in (DOCKER / "env.example").read_text()
     documented = (ROOT / "docs" / "operations.md").read_text()
+    # Each one is read by the settings, the entrypoint or the compose file: none is a dead knob.
+    settings = "".join(path.read_text() for path in (ROOT / "config").rglob("*.py"))
+    scripts = (DOCKER / "entrypoint.sh").read_text() + (DOCKER / "compose.yaml").read_text()
     for name in env:
         assert f"`{name}`" in documented, f"{name} is not documented in docs/operations.md"
+        assert f'"{name}"' in settings or "${" + name in scripts, f"{name} is read by nothing"
 
 
 def test_dockerfile_is_multi_stage_non_root_and_runs_the_entrypoint():
@@ -94,6 +99,27 @@ def test_dockerfile_is_multi_stage_non_root_and_runs_the_entrypoint():
         if not path.startswith("/"):
             assert (ROOT / path).exists(), path
     assert os.access(DOCKER / "entrypoint.sh", os.X_OK)
+
+
+def test_the_beat_health_check_wants_a_schedule_file_written_lately(tmp_path):
+    compose = yaml.safe_load((DOCKER / "compose.yaml").read_text())
+    kind, check = compose["services"]["beat"]["healthcheck"]["test"]
+    assert kind == "CMD-SHELL" and "/app/var" in check
+    # The folder where the entrypoint's beat keeps its schedule.
+    assert "--schedule /app/var/celerybeat-schedule" in (DOCKER / "entrypoint.sh").read_text()
+
+    def healthy() -> bool:
+        return subprocess.run(["sh", "-c", check.replace("/app/var", str(tmp_path))]).returncode == 0
+
+    assert not healthy()
+    dumb = tmp_path / "celerybeat-schedule.dat"  # the name under dbm.dumb; dbm.gnu adds no suffix
+    dumb.write_bytes(b"schedule")
+    assert healthy()
+    eleven_minutes_ago = time.time() - 11 * 60
+    os.utime(dumb, (eleven_minutes_ago, eleven_minutes_ago))
+    assert not healthy()
+    (tmp_path / "celerybeat-schedule").write_bytes(b"schedule")
+    assert healthy()
 
 
 def test_entrypoint_script_is_valid_sh():
