@@ -24,7 +24,16 @@ case "${1:-web}" in
     exec python manage.py migrate --noinput
     ;;
   healthcheck)
-    exec python -c "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:${PORT:-8000}/healthz', timeout=2).status == 200 else 1)"
+    # /healthz of this container's web server, named as the first of ALLOWED_HOSTS: Django
+    # answers 400 to a host it does not allow, and an operator's list names the public host,
+    # not necessarily 127.0.0.1 (".example.com" allows example.com; "*" and unset: localhost).
+    exec python -c '
+import os, sys, urllib.request
+hosts = [h.strip().lstrip(".") for h in os.environ.get("ALLOWED_HOSTS", "").split(",") if h.strip()]
+host = hosts[0] if hosts and hosts[0] != "*" else "localhost"
+request = urllib.request.Request("http://127.0.0.1:%s/healthz" % os.environ.get("PORT", "8000"), headers={"Host": host})
+sys.exit(0 if urllib.request.urlopen(request, timeout=2).status == 200 else 1)
+'
     ;;
   *)
     exec "$@"

@@ -25,7 +25,9 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "embedded-default-not-for-production")
+# For development and tests only: production refuses it (config/settings/production.py).
+_EMBEDDED_SECRET_KEY = "embedded-default-not-for-production"
+SECRET_KEY = os.environ.get("SECRET_KEY", _EMBEDDED_SECRET_KEY)
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")

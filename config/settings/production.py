@@ -3,15 +3,48 @@ Used by the Docker image (DJANGO_SETTINGS_MODULE=config.settings.production)."""
 
 import os
 
+from django.core.checks.security.base import (
+    SECRET_KEY_INSECURE_PREFIX,
+    SECRET_KEY_MIN_LENGTH,
+    SECRET_KEY_MIN_UNIQUE_CHARACTERS,
+)
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import env_bool
+from .base import _EMBEDDED_SECRET_KEY, env_bool
+
+# docker/env.example's placeholder: a stack started from the unedited example must not run.
+_EXAMPLE_SECRET_KEY = "change-me-to-a-long-random-string"
+
+
+def secret_key_problem(key: str) -> str | None:
+    """Why `key` must not sign production's sessions and password resets, or None. The last
+    three are what Django's deploy check (security.W009) only warns about."""
+    if not key:
+        return "is not set"
+    if key == _EMBEDDED_SECRET_KEY:
+        return "is the development key embedded in config/settings/base.py"
+    if key == _EXAMPLE_SECRET_KEY:
+        return "is the placeholder of docker/env.example"
+    if key.startswith(SECRET_KEY_INSECURE_PREFIX):
+        return f"starts with {SECRET_KEY_INSECURE_PREFIX!r}, the mark of a throwaway key"
+    if len(key) < SECRET_KEY_MIN_LENGTH:
+        return f"is shorter than {SECRET_KEY_MIN_LENGTH} characters"
+    if len(set(key)) < SECRET_KEY_MIN_UNIQUE_CHARACTERS:
+        return f"has fewer than {SECRET_KEY_MIN_UNIQUE_CHARACTERS} different characters"
+    return None
+
 
 DEBUG = False
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
-if not SECRET_KEY or SECRET_KEY == "embedded-default-not-for-production":
-    raise ImproperlyConfigured("SECRET_KEY must be set in production")
+if problem := secret_key_problem(SECRET_KEY):
+    # Says what is wrong and what to do, never the key itself (logs are read by many).
+    raise ImproperlyConfigured(
+        f"SECRET_KEY {problem}. Production needs its own random key of at least {SECRET_KEY_MIN_LENGTH} "
+        'characters: generate one with  python3 -c "import secrets; print(secrets.token_urlsafe(50))"  '
+        "and set it as SECRET_KEY in the environment of every process (with Docker Compose: in "
+        "docker/.env; docs/operations.md, Running with Docker Compose)."
+    )
 
 # Behind a TLS-terminating proxy that sets X-Forwarded-Proto.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
