@@ -44,7 +44,7 @@ import json
 from typing import TypedDict
 
 from . import cards, fairness
-from .base import Game, IllegalMove, InvalidMove, Option
+from .base import Game, IllegalMove, InvalidMove, Option, turn_of
 from .registry import register
 
 HAND_SIZE = 6
@@ -372,7 +372,7 @@ def fast_view(state: dict, seat: int | None) -> dict:
     }
     out = {
         "phase": state["phase"],
-        "turn": state["turn"],
+        "turn": turn_of(GAME.to_act(state)),  # one bidder or player at a time
         "dealer": state["dealer"],
         "round": state["hand_no"] + 1,
         "you": None if seat is None else {"seat": seat, "hand": state["hands"][seat]},
