@@ -154,8 +154,16 @@ def state_view(table: Table, user) -> dict:
     view = registry.get(table.game).view(table.state, seat)
     for public, engine_seat in zip(seats, view["seats"], strict=True):
         public.update({k: v for k, v in engine_seat.items() if k not in public})
-    legal = view["legal_moves"] if table.status == Table.Status.ACTIVE else []
-    return {**base, **view, "seats": seats, "legal_moves": legal}
+    active = table.status == Table.Status.ACTIVE
+    # api.md: `turn` is the one seat with a decision due; a table no longer in play (aborted
+    # mid-hand) has none, like the moves it lists.
+    return {
+        **base,
+        **view,
+        "turn": view["turn"] if active else None,
+        "seats": seats,
+        "legal_moves": view["legal_moves"] if active else [],
+    }
 
 
 def move_log(table: Table, user, *, after: int = 0, limit: int = 500) -> list[dict]:

@@ -72,6 +72,16 @@ class GameConflict(EngineError):
         self.rule = rule
 
 
+def turn_of(to_act: list[int]) -> int | None:
+    """The view's `turn` (api.md, "The state view"), from a game's `to_act`. Ruling, every game
+    and phase: `turn` is the seat whenever exactly one seat has a decision due, null only when
+    none or several have one. `to_act` is exactly those seats (every decision `turn_timeout`
+    bounds: a move, swap, bid, give, the winner's house rule, a ballot, a champion's answer, a
+    duel throw), and the seats that receive `legal_moves` are among them, so `turn` and
+    `legal_moves` never disagree."""
+    return to_act[0] if len(to_act) == 1 else None
+
+
 @dataclass(frozen=True)
 class Option:
     """A table option as published in the games catalogue.
@@ -374,7 +384,7 @@ class Game:
     def view(self, state: dict, seat: int | None) -> dict:
         """What `seat` (None: a spectator) may see:
         {phase, turn, dealer, round, you, seats, public, scores, legal_moves}
-        - turn: the single seat to act, else None;
+        - turn: `turn_of(to_act(state))`, the one seat with a decision due, else None;
         - you: None for spectators, else {"seat": s, "hand": [...], ...own hidden facts};
         - seats: one dict of public facts per seat (card counts, face-up cards, role, ...);
         - public: the game's public table state; when the game is over it includes

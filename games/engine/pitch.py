@@ -44,7 +44,7 @@ import json
 from typing import TypedDict
 
 from . import cards, fairness
-from .base import Game, IllegalMove, InvalidMove, Option
+from .base import Game, IllegalMove, InvalidMove, Option, turn_of
 from .registry import register
 
 HAND_SIZE = 6
@@ -265,19 +265,17 @@ class Pitch(Game):
         return list(state["winners"])
 
     def finishing_order(self, state: dict) -> list[list[int]]:
-        """The winning team (seat, or side with partnerships) first, then the other teams by
-        final score, highest first, teams on equal scores sharing a place; both seats of a side
-        always share its place (A-9.5). Ruling: the winner is first even when another team
-        ends on a higher score or the same one (A-7.2 the pitcher counts first, A-7.3 the
-        points counted one at a time), so the order always agrees with `winners`."""
+        """The winner (A-7.1; with partnerships the winning side, A-9.5) first and every other
+        seat tied behind it. Ruling (docs/ratings.md): a table is ranked by what its rules
+        decide, nothing more; Pitch's rules name a winner and no second place (the first to
+        reach the target wins, A-7.2 and A-7.3 settle who that is), so how far a loser fell
+        behind is not a place. The table's one rated match (`rating_matches`). Tables rated
+        before 2026-12-02 were ranked by final score behind the winner; their rating history
+        keeps those places."""
         if state["status"] != "finished":
             return []
         winners = sorted(state["winners"])
-        rest = [team for team in scoring_teams(state) if sorted(team) != winners]
-        by_score: dict[int, list[int]] = {}
-        for team in rest:
-            by_score.setdefault(state["scores"][team[0]], []).extend(team)
-        return [winners] + [sorted(by_score[score]) for score in sorted(by_score, reverse=True)]
+        return [winners, [s for s in range(state["players"]) if s not in winners]]
 
     def scores(self, state: dict) -> list[int]:
         return list(state["scores"])
@@ -372,7 +370,7 @@ def fast_view(state: dict, seat: int | None) -> dict:
     }
     out = {
         "phase": state["phase"],
-        "turn": state["turn"],
+        "turn": turn_of(GAME.to_act(state)),  # one bidder or player at a time (A-3.1, A-4)
         "dealer": state["dealer"],
         "round": state["hand_no"] + 1,
         "you": None if seat is None else {"seat": seat, "hand": state["hands"][seat]},

@@ -49,7 +49,7 @@ import itertools
 from typing import NotRequired, TypedDict
 
 from . import cards, fairness
-from .base import Game, IllegalMove, InvalidMove, Option
+from .base import Game, IllegalMove, InvalidMove, Option, turn_of
 from .registry import register
 
 # P-1.2: the natural order, low to high.
@@ -174,7 +174,7 @@ class PresidentState(TypedDict):
     phase: str  # "exchange" | "play" | "finished"
     hand_no: int  # 1-based
     dealer: int
-    turn: int | None  # None in a simultaneous exchange (`two`) and when finished
+    turn: int | None  # None in the exchange with `two` and when finished (the view's `turn` is `to_act`'s)
     seat_players: list[int]  # seat -> player (the seat taken at the start)
     scores: list[int]  # totals so far (P-6)
     prev_places: list[int | None]  # the previous hand's places (1 = President); None in hand 1
@@ -390,10 +390,9 @@ def _start_exchange(st, events):
         _transfer(st, low, high, sorted(hand[:count], key=card_key), events, auto=True)
         st["exchange"]["pending"].append({"seat": high, "to": low, "count": count})
     st["phase"] = "exchange"
-    # api.md: `turn` is null only when several may act. With `exchange: one` the President
-    # alone gives (P-3.1), so it is their turn. Ruling: with `two` the exchange is a
-    # simultaneous phase (like Lopti's swap phase), so `turn` stays null until play begins,
-    # even once only one giver is left.
+    # The stored `turn` of the exchange: the giver with `one`, None with `two` (stored tables
+    # replay with it as it was). The view's `turn` follows the givers still pending instead
+    # (`view`: api.md's ruling, the last giver left with `two` included).
     st["turn"] = pairs[0][1] if len(pairs) == 1 else None
 
 
@@ -775,7 +774,8 @@ def _state_from_view(view: dict, hands: list[list[str]], rng) -> dict:
         "phase": view["phase"],
         "hand_no": public["hand"],
         "dealer": view["dealer"],
-        "turn": view["turn"],
+        # the stored `turn` of a `two` exchange is None, whatever the view shows (_start_exchange)
+        "turn": None if view["phase"] == "exchange" and options["exchange"] == "two" else view["turn"],
         "seat_players": [s["player"] for s in view["seats"]],
         "scores": scores,
         "prev_places": list(prev["places"]) if prev else [None] * n,
@@ -863,7 +863,9 @@ def view(state: dict, seat: int | None) -> dict:
     }
     return {
         "phase": state["phase"],
-        "turn": state["turn"],
+        # api.md: the one seat with a decision due (a giver of P-3 included), else null; who
+        # still has to give is public (`public.exchange.pending`, P-8 hides only the cards).
+        "turn": turn_of(to_act(state)),
         "dealer": state["dealer"],
         "round": state["hand_no"],
         "you": you,

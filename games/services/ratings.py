@@ -9,12 +9,14 @@ table), and writes a history row per player and match so `recompute_ratings` can
 rating from scratch and must arrive at the stored values.
 
 What is rated, per game (the engines' `rating_matches`, rated in order, each match from the
-last one's values): President, one match, the game's final order by total score (a table is
-one game, and its hands are not independent matches — the roles of one hand set up the
-exchange of the next); Auction Pitch, one match, the final scores' order, the two sides of a
-partnership table as teams; Lopti, ruling (issue 15.1): one match per round, in round order,
-each by the places that round's rules gave (with `play_for_places` every seat in the order it
-went out, L-10.3; else the round's winner first and the rest tied, L-10.1). Lopti's rounds are
+last one's values), ruling: a table is ranked by what its game's rules decide, nothing more.
+President, one match, the game's final order by total score (a table is one game, and its
+hands are not independent matches — the roles of one hand set up the exchange of the next);
+Auction Pitch, one match, the winner first and every other seat tied behind (the rules name
+no second place, A-7.1), the two sides of a partnership table as teams; Lopti: one match per
+round, in round order, each by the places that round's rules gave (with `play_for_places`
+every seat in the order it went out, L-10.3; else the round's winner first and the rest
+tied, L-10.1). Lopti's rounds are
 rated one by one because each is a game of its own (a fresh deal, nothing carried over but the
 round wins), and a round's full order of going out would otherwise be lost; a table stored
 before its rounds were recorded is rated once by its order by round wins. Whatever the
@@ -22,7 +24,9 @@ matches, a table counts one game (`Rating.games`), and a win (`Rating.wins`) is 
 the first place of the engine's `finishing_order` (Lopti: the seats with most round wins,
 L-2.2), not a round's. Bots are rated as their level's shared account, so beating the hard bot means
 something; a level that fills several seats of one table gets those seats' updates together
-(`_combine`), and one game played."""
+(`_combine`), and one game played. A table keeps the places it was rated with (Pitch was
+ranked by final score behind the winner before 2026-12-02): `ratings_recompute` reads them
+from the history, never from the engine."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """api.md "The state view" and P-3: during the President card exchange `turn` is the single
-giver's seat with `exchange: one` (P-3.1) and null with `exchange: two` (P-3.2, several give)."""
+giver's seat with `exchange: one` (P-3.1); with `exchange: two` (P-3.2) it is null while both
+give and the last giver's seat once one has given (the ruling: the one seat with a decision
+due)."""
 
 import pytest
 
@@ -44,13 +46,24 @@ def test_P_3_1_turn_is_the_presidents_seat_in_a_one_card_exchange(table_of):
 
 
 @pytest.mark.django_db
-def test_P_3_2_turn_is_null_while_several_give(table_of):
+def test_P_3_2_turn_is_null_while_several_give_then_the_last_givers(table_of, make_user):
     table_id, by_seat, current = play_first_hand(table_of, "two")
     givers = [p["seat"] for p in current["public"]["exchange"]["pending"]]
     assert len(givers) == 2 and current["turn"] is None
     for user in by_seat.values():
         assert state(user, table_id)["turn"] is None
-    # Ruling: the phase stays simultaneous after the first of the two has given.
     second = by_seat[givers[1]]
     assert move(second, table_id, state(second, table_id)["legal_moves"][0]).status_code == 200
-    assert state(by_seat[givers[0]], table_id)["turn"] is None
+    # Ruling: one giver left, so `turn` is that giver's seat for every viewer, spectators
+    # included, and it tells no more than the public list of pending givers.
+    spectator = state(make_user(), table_id)
+    assert spectator["you"] is None
+    assert spectator["turn"] == givers[0] and spectator["phase"] == "exchange"
+    assert [p["seat"] for p in spectator["public"]["exchange"]["pending"]] == [givers[0]]
+    for user in by_seat.values():
+        seen = state(user, table_id)
+        assert seen["turn"] == givers[0]
+        assert bool(seen["legal_moves"]) == (seen["you"]["seat"] == givers[0])
+    first = by_seat[givers[0]]
+    after = move(first, table_id, state(first, table_id)["legal_moves"][0]).json()["state"]
+    assert after["phase"] == "play" and after["turn"] is not None  # P-4.1

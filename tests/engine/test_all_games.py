@@ -2,8 +2,8 @@
 checks speak only the interface of `games.engine.base.Game`, so a fourth game gets them by
 registering: seeded random playthroughs (bounded), replay equals the stored state, `step`
 after `check_move` equals `apply`, legal-listed-means-applies, rejected-means-unlisted, card
-conservation (`cards`), hidden cards (`secret_cards` never in that seat's view or events) and
-determinize consistency.
+conservation (`cards`), hidden cards (`secret_cards` never in that seat's view or events),
+determinize consistency and api.md's `turn` (the one seat to act, else null).
 
 The per-rule scenarios stay in each game's own tests. A tiny two-player card game defined
 here (`HighCard`, the whole interface) is registered for these tests only: it proves the
@@ -179,6 +179,15 @@ class BadDeterminize(HighCard):
 
     def determinize(self, view, rng, prior=None):
         return {**super().determinize(view, rng, prior), "won": [0, 0]}
+
+
+class SilentTurn(HighCard):
+    """Broken: `turn` is null although one seat is to act."""
+
+    slug = "highcard-silent-turn"
+
+    def view(self, state, seat):
+        return {**super().view(state, seat), "turn": None}
 
 
 class NotReplayable(HighCard):
@@ -393,6 +402,18 @@ def check_hidden_cards(game: base.Game, seed: int) -> None:
             assert not kept & leaves(shown), f"seat {seat}'s events name {kept & leaves(shown)}"
 
 
+def check_turn(game: base.Game, seed: int) -> None:
+    """api.md's ruling: every view's `turn` is the seat when exactly one seat is to act, else
+    None; only seats to act are offered moves, so with a `turn` no other seat has any."""
+    for _, _, _, after, _ in states(game, seed):
+        acting = game.to_act(after)
+        expected = acting[0] if len(acting) == 1 else None
+        for seat in viewers(game, after):
+            view = game.view(after, seat)
+            assert view["turn"] == expected, f"seat {seat} sees turn {view['turn']}, to act {acting}"
+            assert not view["legal_moves"] or seat in acting
+
+
 BIG_SEED = 2**62  # seeds of 19 digits: finding one in a view means it leaked, not chance
 
 
@@ -446,6 +467,7 @@ CHECKS = [
     check_hidden_cards,
     check_deal_secrets_hidden,
     check_determinize,
+    check_turn,
 ]
 
 
@@ -472,6 +494,7 @@ def test_the_fake_reaches_the_end_and_the_real_games_play_on():
         (LosesCards(), check_cards_conserved),
         (BadDeterminize(), check_determinize),
         (NotReplayable(), check_replay),
+        (SilentTurn(), check_turn),
     ],
     ids=lambda x: getattr(x, "slug", getattr(x, "__name__", "")),
 )

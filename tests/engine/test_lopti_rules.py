@@ -259,6 +259,11 @@ def test_L_3_3_swap_phase_is_simultaneous_once_each():
     assert st["hands"][0] == ["5C", "6C", "AD"] and st["face_up"][0] == ["KD", "4C", "QD"]
     assert events[0] == {"type": "swap", "seat": 0, "hand_card": "4C", "face_up_card": "AD", "position": 1}
     assert G.to_act(st) == [1] and G.legal_moves(st, 0) == []
+    # api.md's ruling: the last player still to swap has the turn, in every view (who has
+    # swapped is public: `swap_done`).
+    for seat in (0, 1, None):
+        assert G.view(st, seat)["turn"] == 1 and G.view(st, seat)["phase"] == "swap"
+    assert [s["swap_done"] for s in G.view(st, None)["seats"]] == [True, False]
     with pytest.raises(NotYourTurn):
         G.apply(st, 0, {"type": "keep"})
     with pytest.raises(NotYourTurn):

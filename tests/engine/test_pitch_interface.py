@@ -187,24 +187,24 @@ def test_winners_finishing_order_and_scores_agree_with_the_view(n, options):
         order = G.finishing_order(end)
         assert result.over and list(result.winners) == G.winners(end) == public["winners"]
         assert [list(p) for p in result.finishing_order] == order and order[0] == G.winners(end)
-        assert sorted(s for place in order for s in place) == list(range(n))
-        scores = G.scores(end)
-        assert scores == G.view(end, None)["scores"]
-        rest = [[scores[s] for s in place] for place in order[1:]]
-        assert all(len(set(place)) == 1 for place in rest)  # ties share a place
-        assert [place[0] for place in rest] == sorted({place[0] for place in rest}, reverse=True)
-        if options.get("partnerships"):  # both seats of a side share its place
+        assert G.scores(end) == G.view(end, None)["scores"]
+        # The rules name a winner and no second place: every other seat shares the last place
+        # whatever its score; with partnerships that is the losing side.
+        assert order == [G.winners(end), [s for s in range(n) if s not in G.winners(end)]]
+        assert G.rating_matches(end) == [order]
+        if options.get("partnerships"):
             assert sorted(map(sorted, order)) == [[0, 2], [1, 3]]
 
 
 def test_finishing_order_puts_the_winner_alone_first_on_a_tied_score():
     # seat 1, the pitcher, makes its bid (+3) and reaches 7; seat 2 takes the jack and
-    # reaches 7 on the same hand. The pitcher counts first: it wins, alone in first place.
+    # reaches 7 on the same hand. The pitcher counts first: it wins, alone in first place, and
+    # seat 2 shares the last place with seat 0 on 0 points (no second place, A-7.1).
     st = auction(new(H1), H1_BIDS)
     st["scores"] = [0, 4, 6]
     st, _ = play_all(st, H1_PLAYS)
     assert G.winners(st) == [1] and G.scores(st) == [0, 7, 7]
-    assert G.finishing_order(st) == [[1], [2], [0]]
+    assert G.finishing_order(st) == [[1], [0, 2]] and G.rating_matches(st) == [[[1], [0, 2]]]
 
 
 def test_the_order_of_refusals():

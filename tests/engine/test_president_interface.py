@@ -131,6 +131,14 @@ def test_determinize_of_an_exchange_and_with_a_prior():
             prior = {c: (5.0 if rank_of(c) == "2" else 1.0) for c in cards.standard_deck()}
             sample = G.determinize(view, random.Random(i), prior if i % 2 else None)
             assert G.view(sample, seat) == view
+    # One giver left: the views name them (`turn`); the sample's stored `turn` stays the
+    # exchange's, as in the state it stands for.
+    giver = G.to_act(state)[-1]
+    state = G.apply(state, giver, G.legal_moves(state, giver)[0]).state
+    for seat in range(5):
+        sample = G.determinize(G.view(state, seat), random.Random(seat))
+        assert G.view(sample, seat) == G.view(state, seat) and G.view(sample, seat)["turn"] is not None
+        assert sample["turn"] == state["turn"] is None
 
 
 def test_cards_is_the_whole_deck_at_every_step():

@@ -359,8 +359,10 @@ def test_P_3_2_exchange_two_is_simultaneous():
 
     state, _ = G.apply(state, 2, {"type": "give", "cards": state["hands"][2][-1:]})
     assert G.to_act(state) == [1] and state["phase"] == "exchange"
-    # Ruling: `two` is a simultaneous phase, so `turn` stays null until play begins.
-    assert G.view(state, 1)["turn"] is None and G.view(state, None)["turn"] is None
+    # api.md's ruling: once one giver is left, `turn` is that giver's seat, for every viewer.
+    for seat in (0, 1, 2, 3, None):
+        assert G.view(state, seat)["turn"] == 1
+        assert bool(G.view(state, seat)["legal_moves"]) == (seat == 1)
     with pytest.raises(NotYourTurn):
         G.apply(state, 2, {"type": "give", "cards": state["hands"][2][:1]})
     state, events = G.apply(state, 1, {"type": "give", "cards": state["hands"][1][:2]})

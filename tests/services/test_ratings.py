@@ -296,6 +296,68 @@ def test_pitch_partners_rate_as_one_team(make_user):
         assert len({e.won for e in team}) == 1
 
 
+def pitch_table(make_user, scores: list[int]):
+    """A rated 3-human Pitch table to 11 whose last hand (H1 of the engine tests, turned so
+    that seat 0 pitches and makes its bid of 2 with 3 points, seat 1 takes the jack, seat 2
+    nothing) starts from `scores`, built directly up to its last card, which the service plays:
+    the move that finishes and rates the table."""
+    from tests.engine.test_pitch import H1, H1_BIDS, H1_PLAYS, auction, new, play_all
+
+    def seat(s):  # H1's seat s sits at s - 1 here
+        return (s - 1) % 3
+
+    table, users = new_table(make_user, humans=3, game="pitch", seats=3, options={"target_score": 11})
+    st = auction(new([H1[(s + 1) % 3] for s in range(3)], dealer=seat(0), target_score=11),
+                 [(seat(s), v) for s, v in H1_BIDS])
+    st["scores"] = list(scores)
+    plays = [(seat(s), card) for s, card in H1_PLAYS]
+    st, _ = play_all(st, plays[:-1])
+    Table.objects.filter(pk=table.pk).update(state=st)  # a position reached in play
+    last, card = plays[-1]
+    moves.move_submit(table_id=table.pk, user=users[last], move={"type": "play", "card": card})
+    finished = Table.objects.get(pk=table.pk)
+    assert finished.status == Table.Status.FINISHED and finished.state["winners"] == [0]
+    return finished, users
+
+
+def test_a_pitch_table_rates_its_winner_first_and_every_other_seat_tied(make_user):
+    """Ruling (docs/ratings.md): Pitch's rules name a winner (A-7.1) and no second place, so
+    the seats on 7 and 3 points share the last place and, starting alike, end alike."""
+    finished, users = pitch_table(make_user, [8, 6, 3])
+    assert finished.state["scores"] == [11, 7, 3]
+    assert registry.get("pitch").rating_matches(finished.state) == [[[0], [1, 2]]]
+    rows = {uid: h for (_, uid), h in rows_by_match(finished).items()}
+    assert [rows[users[s].pk].place for s in range(3)] == [1, 2, 2]
+    second, third = rows[users[1].pk], rows[users[2].pk]
+    assert (second.mu_after, second.sigma_after) == (third.mu_after, third.sigma_after)
+    assert rows[users[0].pk].mu_after > ratings.DEFAULT_MU > second.mu_after
+    assert [Rating.objects.get(user=users[s], game="pitch").wins for s in range(3)] == [1, 0, 0]
+
+
+def by_final_scores(self, state):
+    """Pitch's reading before 2026-12-02: the winner first, then the others by final score."""
+    rest: dict[int, list[int]] = {}
+    for s in range(state["players"]):
+        if s not in state["winners"]:
+            rest.setdefault(state["scores"][s], []).append(s)
+    return [list(state["winners"])] + [rest[score] for score in sorted(rest, reverse=True)]
+
+
+def test_recompute_reproduces_tables_rated_under_either_pitch_reading(make_user, monkeypatch):
+    """A table rated under the earlier reading keeps its recorded places and updates, and the
+    recompute rebuilds both kinds from the history, whatever the engine reads today."""
+    from games.engine import pitch
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pitch.Pitch, "finishing_order", by_final_scores)
+        old, old_users = pitch_table(make_user, [8, 6, 3])
+    current, current_users = pitch_table(make_user, [8, 6, 3])
+    assert [rows_by_match(old)[(0, old_users[s].pk)].place for s in range(3)] == [1, 2, 3]
+    assert [rows_by_match(current)[(0, current_users[s].pk)].place for s in range(3)] == [1, 2, 2]
+    assert ratings.ratings_recompute() == []
+    call_command("recompute_ratings")
+
+
 def test_recompute_reproduces_the_stored_ratings_and_reports_tampering(make_user, capsys):
     players = [make_user() for _ in range(6)]
     for rotation in range(3):

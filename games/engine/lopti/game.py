@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 
 from .. import fairness
-from ..base import EngineError, Game, InvalidMove, Option
+from ..base import EngineError, Game, InvalidMove, Option, turn_of
 from ..cards import check_fixed_deck, standard_deck
 from . import core, duels, house_rules, moves, votes
 from . import determinize as determinize_mod
@@ -378,10 +378,13 @@ class Lopti(Game):
         }
         if st["status"] == "finished":
             public["winners"] = list(st["winners"])
-        to_act = self.to_act(st)
         return {
             "phase": st["phase"],
-            "turn": to_act[0] if len(to_act) == 1 and (open_vote or not swapping) else None,
+            # api.md: the one seat with a decision due, else null: the last player still to swap
+            # (L-3.3), the window's winner (L-11.1), the last ballot, champion or thrower of a
+            # vote (L-12). Who has swapped, voted, answered or thrown is public (`swap_done`,
+            # the vote's `waiting`, the duel's `waiting`); a throw's value is not (L-12.4).
+            "turn": turn_of(self.to_act(st)),
             "dealer": st["dealer"],
             "round": st["round"],
             "you": you,
