@@ -33,7 +33,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 LONGPOLL_RECHECK_SECONDS = 0.2
 # The version cache is written on commit, which a test in a rolled-back transaction never
-# reaches: off, except in the tests of it (tests/api/test_fast_poll.py, transactional).
+# reaches: off, except in the tests of it (tests/edge/test_state.py, transactional).
 VERSION_CACHE = False
 REST_FRAMEWORK = {**REST_FRAMEWORK}
 

@@ -46,7 +46,7 @@ def server(tmp_path):
         "SSE_MAX_STREAMS_PER_USER": str(MAX_STREAMS),
         "CELERY_TASK_ALWAYS_EAGER": "true",
         # Without the connection pool, whose idle connections would hide whether a stream
-        # returns its connection after each read (the pool itself: tests/integration/test_fast_poll.py).
+        # returns its connection after each read (the pool with its health checks: drill (c) of tests/reliability/test_fault_drills.py).
         "DB_POOL": "0",
     }
     if db["ENGINE"].endswith("sqlite3"):
