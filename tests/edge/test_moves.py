@@ -304,3 +304,26 @@ def test_the_projects_app_serves_moves_by_the_edge_and_its_etag_earns_a_304(twin
     # The answer shows the mover's own hand and nobody else's.
     body = answer.json()
     assert body["state"]["you"]["seat"] == state["you"]["seat"]
+
+
+def test_the_throttles_count_off_the_event_loop(twins, tiny_rates, monkeypatch):
+    """DRF's throttles call Redis (or the cache) synchronously: the edge runs them on a pool
+    thread, never on the loop that serves every other request of the process."""
+    import asyncio
+
+    fast_id, _, users = twins("president", 4, deck=president_hands_deck()[1])
+    mover, state = acting(users, fast_id)
+    on_loop = []
+    real_count = throttling._count
+
+    def count(key, ttl):
+        try:
+            asyncio.get_running_loop()
+            on_loop.append(key)
+        except RuntimeError:
+            pass
+        return real_count(key, ttl)
+
+    monkeypatch.setattr(throttling, "_count", count)
+    assert post(FAST, mover, fast_id, state["legal_moves"][0]).status_code == 200
+    assert reached_django == [] and on_loop == []
