@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from config import docs, health
+from config import docs, health, metrics
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/redoc/", docs.RedocView.as_view(url_name="schema"), name="redoc"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics_view, name="metrics"),
 ]
 
 handler400 = "config.errors.json_400"

@@ -3,22 +3,51 @@
 # other command (e.g. `python manage.py verify_tables`).
 set -eu
 
+# Metrics (config/metrics.py): each process of the container writes its figures to files in
+# this directory, and whichever answers a scrape sums them. It must be set before Python
+# starts and emptied before the first process does (a container restart starts counting
+# afresh); containers never share it.
+metrics_dir() {
+  export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-/tmp/prometheus}"
+  rm -rf "$PROMETHEUS_MULTIPROC_DIR"
+  mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
+}
+
+metrics_enabled() {
+  case "$(echo "${METRICS_ENABLED:-}" | tr '[:upper:]' '[:lower:]')" in
+    1|true|yes|on) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
 case "${1:-web}" in
   web)
     # ASGI: long-polls wait on coroutines, not threads; one process per core
     # (docs/performance.md). Each waiting client holds about 3 file descriptors: raise the
     # soft limit to the hard one (the compose file sets both).
     ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+    metrics_dir
+    if metrics_enabled && [ -n "${ALLOWED_HOSTS:-}" ]; then
+      # Prometheus may scrape each web container by its address (several with --scale
+      # web=N, docs/operations.md): Django must accept that address as a host name.
+      ALLOWED_HOSTS="$ALLOWED_HOSTS,$(python -c 'import socket; print(socket.gethostbyname(socket.gethostname()))')"
+      export ALLOWED_HOSTS
+    fi
     exec uvicorn config.asgi:application --host 0.0.0.0 --port "${PORT:-8000}" \
       --workers "${WEB_CONCURRENCY:-2}" --proxy-headers --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-*}" \
       --no-access-log
     ;;
   worker)
-    exec celery -A config worker --loglevel "${LOG_LEVEL:-INFO}" --concurrency "${CELERY_CONCURRENCY:-2}"
+    # JSON log lines only (config/task_logs.py): --quiet leaves out the start-up banner.
+    metrics_dir
+    export METRICS_PORT="${METRICS_PORT:-9808}"
+    exec celery -A config --quiet worker --loglevel "${LOG_LEVEL:-INFO}" --concurrency "${CELERY_CONCURRENCY:-2}"
     ;;
   beat)
     # Exactly one beat per deployment: it schedules the deadline and bot sweep.
-    exec celery -A config beat --loglevel "${LOG_LEVEL:-INFO}" --schedule /app/var/celerybeat-schedule
+    metrics_dir
+    export METRICS_PORT="${METRICS_PORT:-9808}"
+    exec celery -A config --quiet beat --loglevel "${LOG_LEVEL:-INFO}" --schedule /app/var/celerybeat-schedule
     ;;
   migrate)
     exec python manage.py migrate --noinput

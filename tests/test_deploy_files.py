@@ -167,3 +167,46 @@ def test_production_starts_with_a_generated_key_and_turns_debug_off():
     ok = production(secrets.token_urlsafe(50))
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.split() == ["False", "True"]
+
+
+FAKE = """#!/bin/sh
+echo "ran: $(basename "$0") $*"
+echo "metrics: $PROMETHEUS_MULTIPROC_DIR has $(ls -A "$PROMETHEUS_MULTIPROC_DIR" | wc -l) files"
+echo "port: ${METRICS_PORT:-none}"
+echo "hosts: ${ALLOWED_HOSTS:-unset}"
+"""
+
+
+def entrypoint(tmp_path: Path, command: str, **env: str) -> list[str]:
+    """docker/entrypoint.sh `command`, with stand-ins for uvicorn and celery that print what
+    they were started with."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name in ("uvicorn", "celery"):
+        (bin_dir / name).write_text(FAKE)
+        (bin_dir / name).chmod(0o755)
+    environment = {"PATH": f"{bin_dir}:{Path(sys.executable).parent}:/usr/bin:/bin", **env}
+    done = subprocess.run(["sh", str(DOCKER / "entrypoint.sh"), command], env=environment, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_the_entrypoint_empties_the_metrics_directory_and_gives_worker_and_beat_their_port(tmp_path):
+    import socket
+
+    folder = tmp_path / "prometheus"
+    for command in ("web", "worker", "beat"):
+        folder.mkdir(exist_ok=True)
+        (folder / "counter_7.db").write_bytes(b"left by the previous run")
+        ran, metrics, port, hosts = entrypoint(tmp_path, command, PROMETHEUS_MULTIPROC_DIR=str(folder),
+                                               METRICS_ENABLED="true", ALLOWED_HOSTS="cards.example.com")
+        assert metrics == f"metrics: {folder} has 0 files", command
+        if command == "web":
+            assert ran.startswith("ran: uvicorn config.asgi:application") and port == "port: none"
+            # Prometheus may scrape the container by its address.
+            assert hosts == f"hosts: cards.example.com,{socket.gethostbyname(socket.gethostname())}"
+        else:
+            assert ran.startswith(f"ran: celery -A config --quiet {command} ") and port == "port: 9808"
+    assert entrypoint(tmp_path, "web", PROMETHEUS_MULTIPROC_DIR=str(folder), ALLOWED_HOSTS="a.example")[3] == "hosts: a.example"
+    assert entrypoint(tmp_path, "beat", PROMETHEUS_MULTIPROC_DIR=str(folder), METRICS_PORT="9100")[2] == "port: 9100"

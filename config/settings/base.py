@@ -291,10 +291,21 @@ LEADERBOARD_MIN_GAMES = int(os.environ.get("LEADERBOARD_MIN_GAMES", "5"))
 QUICK_PLAY_MAX_RATING_GAP = int(os.environ.get("QUICK_PLAY_MAX_RATING_GAP", "400"))
 IDEMPOTENCY_TTL_HOURS = 24
 
+# Metrics (config/metrics.py, docs/operations.md "Metrics"): GET /metrics on the web processes,
+# and with METRICS_PORT the worker's and beat's own port. METRICS_TOKEN, when set, is required as
+# `Authorization: Bearer <token>`; production has them off unless enabled, and never without it.
+METRICS_ENABLED = env_bool("METRICS_ENABLED", True)
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_PORT = int(os.environ.get("METRICS_PORT", "0") or 0)
+
+# The web, the worker and beat log through this (config/task_logs.py: Celery does not take the
+# root logger over); the same layout as Celery's own, naming the task a line belongs to.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"task": {"()": "config.task_logs.TaskFilter"}},
+    "formatters": {"text": {"format": "[%(asctime)s: %(levelname)s/%(processName)s] %(task)s%(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "text", "filters": ["task"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

@@ -49,7 +49,8 @@ if problem := secret_key_problem(SECRET_KEY):
 # Behind a TLS-terminating proxy that sets X-Forwarded-Proto.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+# Probes and Prometheus scrape over plain HTTP inside the deployment's network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -59,12 +60,20 @@ CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 
+# Metrics are off unless enabled, and then only for a scrape that brings the token: the API's
+# port is public, and the figures describe the whole service's traffic.
+METRICS_ENABLED = env_bool("METRICS_ENABLED", False)
+if METRICS_ENABLED and not METRICS_TOKEN:  # noqa: F405
+    raise ImproperlyConfigured("METRICS_ENABLED needs METRICS_TOKEN in production")
+
+# JSON lines for the web, the worker and beat alike (config/task_logs.py): the request id, and
+# the task's name and id in a worker's lines.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "config.logs.RequestIdFilter"}},
-    "formatters": {"json": {"()": "config.logs.JsonFormatter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id"]}},
+    "filters": {"request_id": {"()": "config.logs.RequestIdFilter"}, "task": {"()": "config.task_logs.TaskFilter"}},
+    "formatters": {"json": {"()": "config.task_logs.JsonFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id", "task"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

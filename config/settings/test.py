@@ -16,6 +16,10 @@ _run_dir = tempfile.mkdtemp(prefix="cardgames-test-")
 atexit.register(shutil.rmtree, _run_dir, ignore_errors=True)
 os.environ["VAR_DIR"] = _run_dir
 os.environ["CELERY_BROKER_DIR"] = os.path.join(_run_dir, "celery-broker")
+# Metrics in prometheus-client's multiprocess mode, as in production (config/metrics.py), in the
+# run's folder: the workers and servers a test starts inherit it, so the test's own /metrics
+# sums theirs as `make run`'s does. Set before anything imports prometheus_client.
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(_run_dir, "prometheus")
 # Likewise with Redis: each pytest-xdist worker (`make test` runs two) uses its own Redis
 # database, so the Celery workers that two test processes start never take each other's tasks
 # from one shared broker. Set in the environment, so the child processes a test starts agree.

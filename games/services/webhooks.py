@@ -30,6 +30,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from config import metrics
 from config.errors import Conflict, Invalid, NotFound
 from games.models import Table, WebhookDelivery, WebhookEndpoint
 
@@ -162,6 +163,8 @@ def webhook_update(*, user, webhook_id, url: str | None = None, events: list[str
 
 def webhook_set_active(*, endpoint: WebhookEndpoint, active: bool, save: bool = True) -> None:
     """Re-enable (the user's PATCH, an operator) or disable a webhook."""
+    if endpoint.active and not active:
+        metrics.webhook_disabled(reason="request")
     endpoint.active = active
     endpoint.disabled_reason = "" if active else "disabled by request"
     endpoint.failing_since = None
@@ -414,6 +417,7 @@ def delivery_attempt(*, delivery_id) -> str | None:
         delivery.status = WebhookDelivery.Status.FAILED
         delivery.error = "the webhook is disabled"
         delivery.save(update_fields=["status", "error"])
+        metrics.webhook_delivery_failed(reason="webhook_disabled")
         return delivery.status
     timestamp = int(time.time())
     headers = {
@@ -452,6 +456,9 @@ def delivery_attempt(*, delivery_id) -> str | None:
             delay = retry_delay(delivery.attempts)
             delivery.next_attempt_at = now + timedelta(seconds=delay)
     delivery.save(update_fields=["attempts", "response_code", "response_body", "status", "delivered_at", "error", "next_attempt_at"])
+    metrics.webhook_tried(delivered=delivery.status == WebhookDelivery.Status.DELIVERED)
+    if delivery.status == WebhookDelivery.Status.FAILED:
+        metrics.webhook_delivery_failed(reason="tries_exhausted")
     if delivery.status == WebhookDelivery.Status.PENDING:
         from games import scheduling
 
@@ -464,10 +471,12 @@ def _endpoint_failed(endpoint: WebhookEndpoint, now) -> None:
     WebhookEndpoint.objects.filter(pk=endpoint.pk, failing_since=None).update(failing_since=now)
     since = WebhookEndpoint.objects.filter(pk=endpoint.pk).values_list("failing_since", flat=True).first()
     if since is not None and now - since >= timedelta(hours=settings.WEBHOOK_DISABLE_AFTER_HOURS):
-        WebhookEndpoint.objects.filter(pk=endpoint.pk, active=True).update(
+        disabled = WebhookEndpoint.objects.filter(pk=endpoint.pk, active=True).update(
             active=False, disabled_reason=f"every delivery failed since {since.isoformat()}"
         )
-        log.info("webhook %s disabled after a day of failed deliveries", endpoint.pk)
+        if disabled:
+            metrics.webhook_disabled(reason="failing")
+            log.info("webhook %s disabled after a day of failed deliveries", endpoint.pk)
 
 
 def delivery_resend(*, delivery: WebhookDelivery) -> None:

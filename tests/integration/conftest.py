@@ -37,7 +37,9 @@ def eventually(check, timeout: float = 60.0, interval: float = 0.2):
 
 @pytest.fixture
 def worker(settings, tmp_path, transactional_db):
-    """worker() starts a worker with beat and returns its Popen; all are stopped afterwards."""
+    """worker() starts a worker with beat and returns its Popen; all are stopped afterwards.
+    worker(env={...}) adds to or overrides its environment (e.g. production settings), and
+    quiet=True leaves out Celery's start-up banner, as docker/entrypoint.sh does."""
     from config.celery import app
 
     # Read before the settings change: the app loads its configuration lazily from them.
@@ -45,27 +47,27 @@ def worker(settings, tmp_path, transactional_db):
     settings.CELERY_TASK_ALWAYS_EAGER = False
     app.conf.task_always_eager = False
     db = connection.settings_dict
-    env = {
+    base_env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
         "VAR_DIR": str(tmp_path),
         "CELERY_BROKER_DIR": str(settings.CELERY_BROKER_DIR),
     }
     if db["ENGINE"].endswith("sqlite3"):
-        env["SQLITE_PATH"] = str(db["NAME"])
-        env.pop("DATABASE_URL", None)
+        base_env["SQLITE_PATH"] = str(db["NAME"])
+        base_env.pop("DATABASE_URL", None)
     else:
-        env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
+        base_env["DATABASE_URL"] = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
     app.control.purge()
     children: list[subprocess.Popen] = []
 
-    def start() -> subprocess.Popen:
+    def start(env: dict | None = None, quiet: bool = False) -> subprocess.Popen:
         log_path = tmp_path / f"worker-{len(children)}.log"
         log = open(log_path, "wb")  # noqa: SIM115 - closed with the process
         child = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat", "--pool", "solo",
-             "--loglevel", "INFO", "--schedule", str(tmp_path / f"beat-{len(children)}")],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            [sys.executable, "-m", "celery", "-A", "config", *(["--quiet"] if quiet else []), "worker", "--beat",
+             "--pool", "solo", "--loglevel", "INFO", "--schedule", str(tmp_path / f"beat-{len(children)}")],
+            cwd=ROOT, env={**base_env, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
             # Its own process group: `--beat` runs the scheduler in a child process, which a
             # signal to the worker alone would orphan.
             start_new_session=True,
@@ -120,7 +122,7 @@ def embedded_env(var_dir: Path, **extra) -> dict:
     developer's var/) is left out."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND",
-                          "CELERY_BROKER_DIR", "SQLITE_PATH")}
+                          "CELERY_BROKER_DIR", "SQLITE_PATH", "PROMETHEUS_MULTIPROC_DIR")}
     env.update(DJANGO_SETTINGS_MODULE="config.settings.base", VAR_DIR=str(var_dir), PYTHONUNBUFFERED="1", **extra)
     return env
 

@@ -19,6 +19,7 @@ from config.errors import Invalid
 from games.models import Table, WebhookDelivery, WebhookEndpoint
 from games.services import automation, moves, tables, webhooks
 from tests.api.helpers import president_hands_deck
+from tests.scrape import value
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -146,10 +147,32 @@ def test_your_turn_goes_to_each_player_when_their_decision_comes_and_the_end_to_
     assert all(b["data"]["aborted"] is True for b in finished)
 
 
+TRIES = "cardgames_webhook_tries_total"
+GIVEN_UP = "cardgames_webhook_deliveries_failed_total"
+DISABLED = "cardgames_webhooks_disabled_total"
+
+
+def counts() -> dict[str, float]:
+    """The webhook figures of config/metrics.py, by outcome."""
+    return {
+        "delivered": value(TRIES, outcome="delivered"),
+        "failed": value(TRIES, outcome="failed"),
+        "tries_exhausted": value(GIVEN_UP, reason="tries_exhausted"),
+        "webhook_disabled": value(GIVEN_UP, reason="webhook_disabled"),
+        "disabled_failing": value(DISABLED, reason="failing"),
+        "disabled_request": value(DISABLED, reason="request"),
+    }
+
+
+def grown(before: dict[str, float]) -> dict[str, float]:
+    return {key: count - before[key] for key, count in counts().items() if count != before[key]}
+
+
 def test_a_failed_delivery_is_retried_with_the_same_webhook_id_until_it_succeeds(make_user, receiver, monkeypatch):
     table, users, _ = president_table(make_user)
     hook(users[0], receiver, events=["table_started"])
     receiver.statuses = [500, 503]
+    before = counts()
     tables.table_start(table_id=table.pk, user=users[0])
     delivery = WebhookDelivery.objects.get()
     assert delivery.status == "pending" and delivery.attempts == 1 and delivery.response_code == 500
@@ -169,6 +192,20 @@ def test_a_failed_delivery_is_retried_with_the_same_webhook_id_until_it_succeeds
     assert ids == {str(delivery.pk)} and len(receiver.requests) == 3
     assert all(verify("a shared secret of some length", r) for r in receiver.requests)
     assert WebhookEndpoint.objects.get().failing_since is None
+    assert grown(before) == {"failed": 2, "delivered": 1}
+
+
+def test_a_delivery_whose_tries_are_all_spent_is_given_up_and_counted(make_user, receiver, monkeypatch, settings):
+    settings.WEBHOOK_MAX_ATTEMPTS = 2
+    table, users, _ = president_table(make_user)
+    hook(users[0], receiver, events=["table_started"])
+    receiver.statuses = [500, 500]
+    before = counts()
+    tables.table_start(table_id=table.pk, user=users[0])
+    later = timezone.now() + timedelta(minutes=1)
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    assert webhooks.delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk) == "failed"
+    assert grown(before) == {"failed": 2, "tries_exhausted": 1}
 
 
 @pytest.mark.parametrize("draw", ["low", "high"])
@@ -186,6 +223,7 @@ def test_a_webhook_failing_for_a_day_is_disabled_and_re_enabled_by_its_user(make
     endpoint = hook(users[0], receiver, events=["your_turn", "table_started"])
     receiver.statuses = [500] * 50
     start = timezone.now()
+    before = counts()
     tables.table_start(table_id=table.pk, user=users[0])
     for hours in (1, 12, 25):
         now = start + timedelta(hours=hours)
@@ -194,18 +232,26 @@ def test_a_webhook_failing_for_a_day_is_disabled_and_re_enabled_by_its_user(make
             webhooks.delivery_attempt(delivery_id=delivery_id)
     endpoint.refresh_from_db()
     assert endpoint.active is False and "failed since" in endpoint.disabled_reason
+    tries = len(receiver.requests)
+    # A delivery due after the webhook was disabled in the same sweep is given up untried.
+    refused = WebhookDelivery.objects.filter(error="the webhook is disabled").count()
+    assert grown(before) == {"failed": tries, "disabled_failing": 1, **({"webhook_disabled": refused} if refused else {})}
     # Nothing is sent to a disabled webhook.
-    sent = len(receiver.requests)
     WebhookDelivery.objects.update(status="pending", next_attempt_at=start)
-    for delivery_id in webhooks.deliveries_due(now):
+    pending = webhooks.deliveries_due(now)
+    for delivery_id in pending:
         assert webhooks.delivery_attempt(delivery_id=delivery_id) == "failed"
-    assert len(receiver.requests) == sent
+    assert len(receiver.requests) == tries
+    assert grown(before) == {"failed": tries, "disabled_failing": 1, "webhook_disabled": refused + len(pending)}
     listed = users[0].api.get("/api/v1/me/webhooks").json()
     assert listed[0]["active"] is False and listed[0]["disabled_reason"]
     patched = users[0].api.patch(f"/api/v1/me/webhooks/{endpoint.pk}", {"active": True}, format="json")
     assert patched.status_code == 200 and patched.json()["active"] is True
     endpoint.refresh_from_db()
     assert endpoint.failing_since is None
+    # Its owner turns it off: counted apart from the webhooks the service disabled.
+    assert users[0].api.patch(f"/api/v1/me/webhooks/{endpoint.pk}", {"active": False}, format="json").status_code == 200
+    assert grown(before)["disabled_request"] == 1
 
 
 def test_private_and_loopback_targets_are_refused_unless_allowed(make_user, settings):

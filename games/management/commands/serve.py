@@ -9,18 +9,24 @@ died: it never goes on half-alive, and never goes down silently.
 
 Each child runs in its own process group: the worker's beat and pool processes are its
 children, and a worker killed outright would orphan them (a second beat after a restart).
-Serve signals whole groups, so Ctrl-C and SIGTERM reach every process through it."""
+Serve signals whole groups, so Ctrl-C and SIGTERM reach every process through it.
+
+Every child writes its metrics to one directory (config/metrics.py), emptied here before the
+first child starts and kept across a worker's restart: the API's /metrics shows uvicorn's,
+the worker's and beat's figures together."""
 
 from __future__ import annotations
 
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections import deque
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 RESTART_WINDOW_SECONDS = 600
@@ -72,6 +78,14 @@ class Command(BaseCommand):
         if soft != resource.RLIM_INFINITY and soft < 4096:
             self.log(f"open-file limit {soft}: about {soft // 3} waiting clients at most (ulimit -n)")
 
+    def metrics_directory(self) -> None:
+        """PROMETHEUS_MULTIPROC_DIR (default: VAR_DIR/prometheus), emptied and exported to the
+        children, which start after it (serve itself records no metric)."""
+        path = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or str(settings.VAR_DIR / "prometheus")
+        shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(path)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+
     def log(self, message: str) -> None:
         # stderr, flushed: the line must reach a terminal or a log file before anything else.
         self.stderr.write(f"serve: {message}")
@@ -79,6 +93,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, host, port, no_worker, worker_restarts, **options):
         self.raise_file_limit()
+        self.metrics_directory()
         python = sys.executable
         api_command = [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port)]
         worker_command = [python, "-m", "celery", "-A", "config", "worker", "--beat", "--loglevel", "INFO",
