@@ -156,6 +156,9 @@ class JsonFormatter(logging.Formatter):
         for name in _FIELDS:
             if hasattr(record, name):
                 entry[name] = getattr(record, name)
+        task_id = getattr(record, "task_id", None)
+        if task_id:  # a worker's line that belongs to a task (config.task_logs.TaskFilter)
+            entry["task_name"], entry["task_id"] = getattr(record, "task_name", None), task_id
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry)

@@ -7,14 +7,11 @@ Celery would otherwise replace the root logger's handlers with its own plain-tex
 
 from __future__ import annotations
 
-import json
 import logging
 import logging.config
 
 from celery._state import get_current_task
 from celery.utils.log import get_multiprocessing_logger
-
-from config.logs import JsonFormatter as RequestJsonFormatter
 
 
 class TaskFilter(logging.Filter):
@@ -35,19 +32,6 @@ class TaskFilter(logging.Filter):
         record.task_name, record.task_id = name, task_id
         record.task = f"{name}[{task_id}]: " if task_id and not celery else ""
         return True
-
-
-class JsonFormatter(RequestJsonFormatter):
-    """config.logs.JsonFormatter's line, plus `task_name` and `task_id` when the line belongs to a task."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        line = super().format(record)
-        task_id = getattr(record, "task_id", None)
-        if not task_id:
-            return line
-        entry = json.loads(line)
-        entry["task_name"], entry["task_id"] = record.task_name, task_id
-        return json.dumps(entry)
 
 
 def configure(loglevel: int | str | None = None) -> None:

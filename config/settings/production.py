@@ -72,7 +72,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"request_id": {"()": "config.logs.RequestIdFilter"}, "task": {"()": "config.task_logs.TaskFilter"}},
-    "formatters": {"json": {"()": "config.task_logs.JsonFormatter"}},
+    "formatters": {"json": {"()": "config.logs.JsonFormatter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id", "task"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},

@@ -34,7 +34,7 @@ from django.urls import Resolver404, resolve
 from django.utils.cache import patch_vary_headers
 from django.utils.log import log_response
 
-from config import logs
+from config import logs, metrics
 from config.errors import json_500
 
 from . import auth, guard, waiting
@@ -93,7 +93,7 @@ class Edge:
             name = route[0] or _django_route(scope["method"], scope["path"])
             logs.access(request_id=request_id, method=scope["method"], path=scope["path"], route=name,
                         status=status[0], duration_ms=duration * 1000, user_id=holder[0])
-            _observe(name, scope["method"], status[0], duration)
+            metrics.observe_request(name, scope["method"], status[0], duration)
 
     @staticmethod
     def _receive_for_django(scope, receive):
@@ -285,15 +285,6 @@ _NUMBER = re.compile(r"/\d+(?=/|$)")
 def _fold(path: str) -> str:
     # Ids are not part of a route: one resolution serves every table's path.
     return _NUMBER.sub("/1", _UUID.sub("00000000-0000-4000-8000-000000000000", path))
-
-
-def _observe(route: str, method: str, status: int, seconds: float) -> None:
-    """The request's metrics (config.metrics, when the deployment has it)."""
-    try:
-        from config import metrics
-    except ImportError:
-        return
-    metrics.observe_request(route, method, status, seconds)
 
 
 def application(django_app):

@@ -130,7 +130,7 @@ class Stream:
     async def __aiter__(self):
         room = waiting.room()
         last = self.last
-        with room.waiting(self.table_id, last) as waiter:
+        with room.waiting(self.table_id, last, "stream") as waiter:
             # A change committed between the opening's read and the subscription.
             version = await current_version(self.table_id, threads.run_db)
             if version is None:

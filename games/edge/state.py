@@ -133,7 +133,7 @@ async def answer(request: Request, table_id: str, user, db) -> Answer:
                 raise NotFound("no such table")
         if version == baseline:
             room = waiting.room()
-            with room.waiting(table_id, baseline) as waiter:
+            with room.waiting(table_id, baseline, "longpoll") as waiter:
                 version = await waiter.changed(wait, lambda: current_version(table_id, db))
                 if version is None:
                     raise NotFound("no such table")

@@ -32,6 +32,7 @@ from django.conf import settings
 from django.core.exceptions import SynchronousOnlyOperation
 
 from accounts import tokens
+from config import metrics
 from games import notify, selectors
 from games.services import automation
 
@@ -159,11 +160,15 @@ class Room:
                 del self.tables[table_id]
 
     @contextlib.contextmanager
-    def waiting(self, table_id: str, version: int | None):
+    def waiting(self, table_id: str, version: int | None, kind: str):
+        """A waiter for the time of the block; `kind` ("longpoll", "stream") for the metrics of
+        open waiters (config.metrics)."""
         waiter = self.subscribe(table_id, version)
+        metrics.waiter_opened(kind)
         try:
             yield waiter
         finally:
+            metrics.waiter_closed(kind)
             self.unsubscribe(table_id, waiter)
 
     def waiter_count(self) -> int:

@@ -4,6 +4,7 @@ worker the name and id of the task (config/task_logs.py)."""
 import json
 import logging
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,6 @@ import pytest
 from django.conf import settings
 
 from config.logs import JsonFormatter, RequestIdFilter, request_id_var
-from config.task_logs import JsonFormatter as TaskJsonFormatter
 from config.task_logs import TaskFilter
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ class Lines(logging.Handler):
 def test_a_line_logged_inside_a_task_names_the_task_and_one_outside_does_not(monkeypatch):
     from games import tasks
 
-    json_lines, text_lines = Lines(TaskJsonFormatter()), Lines(logging.Formatter(settings.LOGGING["formatters"]["text"]["format"]))
+    json_lines, text_lines = Lines(JsonFormatter()), Lines(logging.Formatter(settings.LOGGING["formatters"]["text"]["format"]))
     logger = logging.getLogger("games.services.idempotency")
     for handler in (json_lines, text_lines):
         logger.addHandler(handler)
@@ -82,13 +82,13 @@ def test_the_workers_line_for_a_received_task_names_it_from_its_arguments():
     record = logging.LogRecord("celery.worker.strategy", logging.INFO, __file__, 1, "Task %(name)s[%(id)s] received",
                                (context,), None)
     TaskFilter().filter(record)
-    line = json.loads(TaskJsonFormatter().format(record))
+    line = json.loads(JsonFormatter().format(record))
     assert line["message"] == "Task games.tasks.sweep[1c0ffee0] received"
     assert (line["task_name"], line["task_id"]) == ("games.tasks.sweep", "1c0ffee0")
     # Another logger's dict arguments are not taken for a task.
     record = logging.LogRecord("games", logging.INFO, __file__, 1, "%(id)s", ({"id": "t1", "name": "x"},), None)
     TaskFilter().filter(record)
-    assert "task_id" not in json.loads(TaskJsonFormatter().format(record))
+    assert "task_id" not in json.loads(JsonFormatter().format(record))
 
 
 CELERY_PROCESS = """
@@ -104,7 +104,7 @@ logging.getLogger("celery.beat").debug("below the level")
 
 
 def test_a_celery_process_in_production_logs_json_lines_through_djangos_logging():
-    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production", "SECRET_KEY": "x" * 50}
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production", "SECRET_KEY": secrets.token_urlsafe(50)}
     environment.pop("METRICS_ENABLED", None)
     done = subprocess.run([sys.executable, "-c", CELERY_PROCESS], cwd=ROOT, env=environment, capture_output=True,
                           text=True, timeout=120)

@@ -56,3 +56,47 @@ def test_a_waiting_poll_is_its_own_route(table, caplog):  # noqa: F811
     assert answer[0] == 304
     (line,) = lines(caplog)
     assert line["route"] == "GET /api/v1/tables/{id}/state?wait" and line["status"] == 304
+
+
+def test_every_request_is_counted_by_route_and_open_waiters_are_gauged(table):  # noqa: F811
+    """The request metrics of config.metrics, recorded by the edge for either door, and the
+    gauge of waiters while a long-poll waits."""
+    import asyncio
+
+    from config import metrics
+    from tests.edge.test_state import run
+
+    table_id, users, _ = table
+
+    def count(route: str, status: int) -> float:
+        registry = metrics._registry()
+        value = registry.get_sample_value("cardgames_http_requests_total",
+                                          {"route": route, "method": "GET", "status": str(status)})
+        return value or 0.0
+
+    state_route, me_route = "GET /api/v1/tables/{id}/state", "GET /api/v1/me"
+    before = count(state_route, 200), count(me_route, 200)
+    call(application, "GET", f"/api/v1/tables/{table_id}/state", headers=auth(users[1]))
+    call(application, "GET", "/api/v1/me", headers=auth(users[1]))
+    assert (count(state_route, 200), count(me_route, 200)) == (before[0] + 1, before[1] + 1)
+
+    tag = users[1].api.get(f"/api/v1/tables/{table_id}/state")["ETag"]
+
+    def waiters() -> float:
+        return metrics._registry().get_sample_value("cardgames_http_open_waiters", {"kind": "longpoll"}) or 0.0
+
+    async def waiting_gauge():
+        idle = waiters()
+        task = asyncio.ensure_future(asyncio.to_thread(
+            call, application, "GET", f"/api/v1/tables/{table_id}/state",
+            headers={**auth(users[1]), "if-none-match": tag}, query="wait=1"))
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if waiters() == idle + 1:
+                break
+        during = waiters()
+        answer = await task
+        return idle, during, answer, waiters()
+
+    idle, during, answer, after = run(waiting_gauge)
+    assert during == idle + 1 and after == idle and answer[0] == 304

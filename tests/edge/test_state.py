@@ -440,12 +440,12 @@ def test_a_waiter_reaching_the_shared_read_late_takes_it_and_a_newer_version_rea
 
     async def scenario():
         room = waiting.room()
-        with room.waiting(table_id, version - 1), counted_queries() as seen:
+        with room.waiting(table_id, version - 1, "longpoll"), counted_queries() as seen:
             first = await room.table_at(table_id, version)
             late = await room.table_at(table_id, version)
         reads_before = [sql for sql in seen if whole_row in sql]
         await sync_to_async(Table.objects.filter(pk=table_id).update)(version=version + 1)
-        with room.waiting(table_id, version), counted_queries() as seen:
+        with room.waiting(table_id, version, "longpoll"), counted_queries() as seen:
             newer = await room.table_at(table_id, version + 1)
         return first, late, reads_before, newer, [sql for sql in seen if whole_row in sql]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 import urllib.error
@@ -32,7 +33,7 @@ def production_env(metrics_dir: Path, port: int) -> dict:
     """A production process with its own metrics directory and port, as in its container."""
     return {
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "SECRET_KEY": "x" * 50,
+        "SECRET_KEY": secrets.token_urlsafe(50),
         "METRICS_ENABLED": "true",
         "METRICS_TOKEN": TOKEN,
         "METRICS_PORT": str(port),
