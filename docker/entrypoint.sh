@@ -23,8 +23,8 @@ metrics_enabled() {
 case "${1:-web}" in
   web)
     # ASGI: long-polls wait on coroutines, not threads; one process per core
-    # (docs/performance.md). Each waiting client holds about 3 file descriptors: raise the
-    # soft limit to the hard one (the compose file sets both).
+    # (docs/performance.md). Each waiting client holds a file descriptor (its socket): raise
+    # the soft limit to the hard one (the compose file sets both).
     ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
     metrics_dir
     if metrics_enabled && [ -n "${ALLOWED_HOSTS:-}" ]; then

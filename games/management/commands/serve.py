@@ -63,9 +63,9 @@ class Command(BaseCommand):
                             help="restarts of a dead worker allowed in ten minutes before serve gives up (default 5)")
 
     def raise_file_limit(self) -> None:
-        """Each waiting long-poll or event stream holds a socket (about 3 descriptors with its
-        buffers, docs/performance.md): a common soft limit of 1,024 would cap the API near
-        300 waiters. Raised to the hard limit (at most 65,536) for serve and its children."""
+        """Each waiting long-poll or event stream holds a socket, one file descriptor
+        (docs/performance.md): a common soft limit of 1,024 would cap the API under 1,000
+        waiters. Raised to the hard limit (at most 65,536) for serve and its children."""
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         wanted = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
         if soft != resource.RLIM_INFINITY and soft < wanted:
@@ -76,7 +76,7 @@ class Command(BaseCommand):
                 return
         soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         if soft != resource.RLIM_INFINITY and soft < 4096:
-            self.log(f"open-file limit {soft}: about {soft // 3} waiting clients at most (ulimit -n)")
+            self.log(f"open-file limit {soft}: fewer than {soft} waiting clients at most (ulimit -n)")
 
     def metrics_directory(self) -> None:
         """PROMETHEUS_MULTIPROC_DIR (default: VAR_DIR/prometheus), emptied and exported to the
