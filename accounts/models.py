@@ -29,7 +29,7 @@ class User(AbstractUser):
         constraints = [
             # Usernames are unique regardless of case, in the database itself: a check before
             # the insert let 16 concurrent case variants of one name create 2-8 accounts
-            # (issue 18.4). Migration 0002 renamed any duplicates that existed before.
+            # (tests/api/test_usernames.py). Migration 0002 renamed any duplicates that existed before.
             models.UniqueConstraint(
                 Lower("username"),
                 name="accounts_user_username_ci_unique",

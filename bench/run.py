@@ -15,7 +15,7 @@ Pairs (project / floor):
   bots     (BOTS=1) 1 human + 3 random bots per table, a Celery worker running / floor writes
 
 Environment: CONC (8), DURATION (10 s), WARMUP (2 s), REPS (3), SERVER (uvicorn, or a command
-template, see bench/services.py), WORKERS (2), PAIRS (read read304 play), BOTS (0),
+template, see bench/stack.py), WORKERS (2), PAIRS (read read304 play), BOTS (0),
 WAIT (30: the ?wait= of the play clients; 0 = poll every POLL_INTERVAL s), THROTTLES (1),
 DB_CONN_MAX_AGE (0, given to both apps), PROJECT_ENV ("K=V ..." extra for the project), OUT.
 """

@@ -1,6 +1,6 @@
 """The embedded Celery broker: kombu's filesystem transport, made safe for concurrent use.
 
-kombu's stock transport (kombu 5.7, issue #1551) creates a message file under its final
+kombu's stock transport (kombu 5.7, https://github.com/celery/kombu/issues/1551) creates a message file under its final
 name and only then writes it, while the consumer lists the folder and reads whatever it
 finds without a lock: a worker polling at the wrong moment reads a half-written (often
 empty) file and dies with `Unrecoverable error: JSONDecodeError`. The same window exists

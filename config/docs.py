@@ -1,4 +1,4 @@
-"""The API's documentation pages, offline (issue 10.6): Swagger UI and ReDoc are served from
+"""The API's documentation pages, offline (they need no internet): Swagger UI and ReDoc are served from
 drf-spectacular-sidecar's static files, ReDoc uses system fonts instead of a font CDN
 (SPECTACULAR_SETTINGS and api_docs/redoc.html), and a Content-Security-Policy lets the browser load nothing from another host. The policy also
 stops the two fetches the bundles would make on their own: ReDoc's sidebar logo (an image on
@@ -21,7 +21,7 @@ CONTENT_SECURITY_POLICY = (
 
 class _JsonErrors:
     """The schema is YAML and the docs pages HTML, but their errors (a 405 for another method)
-    are JSON in the one shape, like everything under /api/ (issue 18.6)."""
+    are JSON in the one shape, like everything under /api/ (docs/api.md, "Conventions")."""
 
     def finalize_response(self, request, response, *args, **kwargs):
         if isinstance(response, Response) and response.status_code >= 400:

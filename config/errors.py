@@ -1,4 +1,4 @@
-"""The API's one error shape, `{"code", "message", "detail"}`, for every error (ARCHITECTURE
+"""The API's one error shape, `{"code", "message", "detail"}`, for every error (docs/architecture.md,
 convention 8). Application code raises an `ApiError` subclass; DRF and Django errors are
 mapped here too, so clients only ever parse one shape."""
 
@@ -93,7 +93,7 @@ def exception_handler(exc, context):
         return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status, headers=exc.headers)
     if isinstance(exc, RequestDataTooBig):
         # Raised when DRF reads a body over DATA_UPLOAD_MAX_MEMORY_SIZE; Django alone would
-        # answer its HTML "Bad Request (400)" (issue 18.6).
+        # answer its HTML "Bad Request (400)"; the API's errors are all in the one shape.
         return Response(_too_large_body(), status=413)
     if isinstance(exc, Http404):
         exc = drf.NotFound()

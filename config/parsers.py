@@ -1,4 +1,4 @@
-"""The API's one request parser: JSON, with a nesting limit (issue 18.2).
+"""The API's one request parser: JSON, with a nesting limit.
 
 Python's `json` recurses once per level of nesting, and so do DRF's serializers, our
 idempotency hash and the error renderer: a 2 KB body nested 1,000 deep raised
@@ -75,7 +75,7 @@ class JSONParser(parsers.JSONParser):
             raise too_deep
         if json_has_nul(data):
             # PostgreSQL's text and jsonb cannot hold U+0000: an error body echoing such a
-            # value, stored for an Idempotency-Key, was a DataError and a 500 (issue 17.3).
+            # value, stored for an Idempotency-Key, was a DataError and a 500 (docs/reliability.md).
             # No field of the API has a use for it.
             raise ParseError("the JSON body contains a NUL character (U+0000)")
         return data

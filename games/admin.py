@@ -1,5 +1,5 @@
 """Operators' view of tables. The stored state is shown as the spectator view: the admin is
-a place where hidden cards must not leak either (ARCHITECTURE: hidden information)."""
+a place where hidden cards must not leak either (docs/architecture.md: hidden information)."""
 
 import json
 
@@ -53,7 +53,8 @@ class TableAdmin(admin.ModelAdmin):
         for rule in public.get("house_rules", []) + public.get("rule_history", []):
             url = reverse("admin:games_table_moderate", args=[table.pk, rule["id"], 0 if rule.get("hidden") else 1])
             label = "Show description" if rule.get("hidden") else "Hide description"
-            # A POST button, not a GET link (issue 18.10): the page's change form already carries
+            # A POST button, not a GET link (a change by GET could be triggered from another
+            # site): the page's change form already carries
             # the CSRF token, and `formaction` sends it to the moderation view (a form may not
             # nest inside the change form).
             rows.append(format_html(
@@ -88,8 +89,8 @@ class TableAdmin(admin.ModelAdmin):
 
     @admin.display(description="moves (public view, newest first)")
     def recent_moves(self, table):
-        """The last RECENT_MOVES moves in two queries, whatever the length of the log (issue
-        18.10: an inline of every move cost 198 queries and 2.5 s at 184 moves). The whole log
+        """The last RECENT_MOVES moves in two queries, whatever the length of the log (an
+        inline of every move cost 198 queries and 2.5 s at 184 moves). The whole log
         is the API's `GET /api/v1/tables/{id}/moves`."""
         total = table.moves.count()
         if not total:

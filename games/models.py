@@ -1,5 +1,5 @@
 """Tables, seats and the append-only move log. Game state lives in `Table.state` as the
-engine's JSON; only `games/services` writes any of it (ARCHITECTURE convention 5)."""
+engine's JSON; only `games/services` writes any of it (docs/architecture.md, convention 5)."""
 
 from __future__ import annotations
 

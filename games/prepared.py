@@ -1,4 +1,4 @@
-"""The hot paths' reads compiled once (issue 12: moves and polls at the floor).
+"""The hot paths' reads compiled once (docs/performance.md: moves and polls at the floor).
 
 Django compiles a queryset's SQL afresh on every evaluation; for the few reads every move and
 every state poll make (the locked table, its seats with their players, the polled table), the

@@ -1,5 +1,5 @@
 """Thin Celery tasks: they take a table id and the version they were queued for, call one
-service, and do nothing when the table has moved on (ARCHITECTURE convention 7)."""
+service, and do nothing when the table has moved on (docs/architecture.md, convention 7)."""
 
 from __future__ import annotations
 

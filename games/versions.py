@@ -1,5 +1,6 @@
 """The version cache: each table's version and deadline, kept in Redis by every commit, so that
-a poll decides its 304 without touching the database (issue 12.3).
+a poll decides its 304 without touching the database (docs/performance.md, "How a poll is
+answered").
 
 - Writers: a commit that saves a table (any path: moves, bot moves, timeouts, votes, seats,
   the admin) records `(version, deadline)` once it has committed (`connect()` hooks Table's

@@ -1,5 +1,5 @@
 """docker/Dockerfile and .dockerignore read as Docker reads them, for the tests that rebuild
-what the image holds without a Docker engine (tests/integration/test_wheel.py) and check the
+what the image holds without a Docker engine (tests/test_wheel.py) and check the
 deployment files (tests/test_deploy_files.py). Only the instructions the Dockerfile uses are
 understood; anything else fails loudly rather than being skipped."""
 

@@ -1,4 +1,4 @@
-"""The layers of ARCHITECTURE, enforced (issue 11, "Must hold"): the import-linter contracts
+"""The layers of docs/architecture.md, enforced: the import-linter contracts
 in pyproject.toml (engines and bots import nothing from Django or the project; views never
 import an engine; one way down through the layers of games/; no import circle inside a
 package), and nothing above the engine imports a private name (one starting with `_`) from it."""
@@ -65,7 +65,7 @@ def test_nothing_in_the_platform_imports_a_private_engine_name():
 
 
 def test_no_bot_imports_a_private_engine_name():
-    # Issue 11.2 (the engine engineers' bots search through determinize/step).
+    # The bots search through the engine's interface (determinize, step), not its internals.
     assert offenders((GAMES / "bots").rglob("*.py")) == {}
 
 

@@ -1,5 +1,5 @@
 """Before usernames become unique regardless of case (0003), rename the accounts that
-already share a name with an earlier one (issue 18.4).
+already share a name with an earlier one.
 
 Ruling, deterministic and lossless: in each group of usernames equal when lowercased, the
 account created first (lowest id) keeps its name; every later one becomes

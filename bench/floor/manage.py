@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The framework floor's manage.py (bench/floor/README in docs/performance.md)."""
+"""The framework floor's manage.py (docs/performance.md, "The floor")."""
 
 import os
 import sys

@@ -1,6 +1,7 @@
 """Settings read from the environment, with embedded defaults that need no server:
 SQLite under var/, an in-process cache and a filesystem Celery broker. `DATABASE_URL` and
-`REDIS_URL` switch to PostgreSQL and Redis (ARCHITECTURE: settings read the environment)."""
+`REDIS_URL` switch to PostgreSQL and Redis (docs/architecture.md, convention 9). Every variable
+read here is listed in docs/operations.md, "Environment variables"."""
 
 from __future__ import annotations
 
@@ -202,7 +203,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
-# ReDoc's theme fonts: the system's, since the page may load nothing from another host (10.6).
+# ReDoc's theme fonts: the system's, since the page may load nothing from another host (config/docs.py).
 _SYSTEM_FONTS = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 _MONOSPACE_FONTS = 'ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace'
 
@@ -237,8 +238,8 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: the embedded default is kombu's filesystem transport under var/, which needs no
 # server, in the subclass of config/broker.py (scheme filesystem-atomic://) that writes and
-# claims messages atomically (the stock filesystem:// crashes the worker under load, kombu
-# #1551); REDIS_URL switches broker and results to Redis.
+# claims messages atomically (the stock filesystem:// crashes the worker under load,
+# docs/operations.md); REDIS_URL switches broker and results to Redis.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "filesystem-atomic://")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", REDIS_URL or None)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)

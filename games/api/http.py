@@ -40,7 +40,8 @@ class Idempotent:
                 {"fields": {"Idempotency-Key": [f"1-{IDEMPOTENCY_KEY_MAX} characters"]}},
             )
         # Every body of the API is a JSON object (or absent). A list, string, number or null
-        # sent to an operation without a body was ignored and the operation applied (issue 17.3).
+        # sent to an operation without a body was ignored and the operation applied
+        # (docs/reliability.md, "What the suites found").
         if not isinstance(request.data, dict):
             raise Invalid("the body must be a JSON object", {"fields": {"non_field_errors": ["expected an object"]}})
         expected = request.data.get("expected_version") if versioned else None

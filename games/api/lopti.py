@@ -105,7 +105,7 @@ class HouseRuleDeclineSerializer(serializers.Serializer):
 
 
 # POST takes `{rule}` or `{"decline": true}`: one of two bodies, not one body with two
-# optional fields (issue 18.7: the schema says what the server accepts).
+# optional fields (the schema says what the server accepts: tests/api/test_schema_findings.py).
 HOUSE_RULE_SUBMIT = PolymorphicProxySerializer(
     component_name="HouseRuleSubmit",
     serializers=[HouseRuleWriteSerializer, HouseRuleDeclineSerializer],

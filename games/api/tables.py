@@ -1,4 +1,4 @@
-"""One view per operation (ARCHITECTURE convention 6). Views parse, call one service or
+"""One view per operation (docs/architecture.md, convention 6). Views parse, call one service or
 selector, and shape the response; they hold no game logic."""
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ class TablesApi(Idempotent, APIView):
         if game is not None and game not in set(selectors.game_slugs()):
             raise Invalid("unknown game", {"fields": {"game": ["must be a game slug from GET /games"]}})
         # DRF's paginator silently replaces a bad limit or offset by the default: refuse them
-        # instead, as the schema says (issue 18.7).
+        # instead, as the schema says (tests/api/test_schema_findings.py).
         int_param(request, "limit", self.Pagination.default_limit, 1, self.Pagination.max_limit)
         int_param(request, "offset", 0, 0, 2**31)
         paginator = self.Pagination()

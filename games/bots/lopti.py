@@ -1,4 +1,4 @@
-"""Bot policies for Lopti (rules: `shared/spec/lopti.md`).
+"""Bot policies for Lopti (rules: `docs/rules/lopti.md`).
 
 Both policies see only `view = engine.view(state, seat)` and return one of
 `view["legal_moves"]` verbatim (the same dict object). Neither keeps any memory between calls.

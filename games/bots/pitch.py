@@ -1,4 +1,4 @@
-"""Bot policies for Auction Pitch (Setback) (rules: `shared/spec/pitch.md`).
+"""Bot policies for Auction Pitch (Setback) (rules: `docs/rules/pitch.md`).
 
 Both policies see only `view = engine.view(state, seat)` and return one of
 `view["legal_moves"]` verbatim.

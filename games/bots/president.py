@@ -1,4 +1,4 @@
-"""Bot policies for President (rules: `shared/spec/president.md`).
+"""Bot policies for President (rules: `docs/rules/president.md`).
 
 Both policies see only `view = engine.view(state, seat)` and return one of
 `view["legal_moves"]` verbatim.
@@ -64,7 +64,7 @@ from games.engine.president import (
 
 # --- the hard bot's budget -------------------------------------------------------------------
 # The search's unchecked `step` made a playout about a quarter cheaper than the checked
-# `apply` it used before (issue 11); the budget grew by 4/3 to spend the same 0.1 s.
+# `apply` it used before; the budget grew by 4/3 to spend the same 0.1 s.
 DETERMINIZATIONS = 53  # playouts per candidate move when the budget allows
 MIN_DETERMINIZATIONS = 10  # never fewer per candidate
 PLAYOUT_BUDGET = 212  # playouts per decision in all (candidates x determinizations)

@@ -1,4 +1,4 @@
-"""Auction Pitch (Setback), following `shared/spec/pitch.md` (rule ids A-1 .. A-9).
+"""Auction Pitch (Setback), following `docs/rules/pitch.md` (rule ids A-1 .. A-9).
 
 - A-1: 3 to 7 players, one 52-card deck, ace high (2 low).
 - A-2: six cards each, dealt three at a time from the dealer's left (two rounds of three;
@@ -29,7 +29,7 @@
   `side_scores` and a `side` per award (Game's award is the side's: `side`, `counts` per seat,
   `side_counts`, and no `seat`).
 
-The engine front door (issue 11): `Game.apply` checks (over, the seat to act), then
+The engine front door (docs/architecture.md): `Game.apply` checks (over, the seat to act), then
 `parse_move` (InvalidMove), `check_move` (IllegalMove, `move_error`) and the unchecked `step`.
 The rule functions are public module functions over a `PitchState` (the layout, documented
 below) for the search: `bid_error`, `play_error`, `move_error`, `trick_winner`, `shown_out`,
@@ -229,7 +229,7 @@ class Pitch(Game):
         return self.legal_moves(state, seat)[0]
 
 
-    # --- the front door (issue 11) ------------------------------------------------------------
+    # --- the front door ---------------------------------------------------------------------
     # `Game.apply` checks, in this order (the order the engine always had): the game is over
     # (GameConflict), a type Pitch does not have such as `pass` (InvalidMove from any seat,
     # api.md), the seat is not the one to act (NotYourTurn, the default `may_act`), then

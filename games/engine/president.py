@@ -1,6 +1,6 @@
 """President (also Scum, Capitalism): a climbing card game for 4-7 players.
 
-Rules from `shared/spec/president.md` (rule ids P-1 .. P-9):
+Rules from `docs/rules/president.md` (rule ids P-1 .. P-9):
 
 - P-1 One 52-card deck (54 with `jokers`, P-9.5). Ranks low to high 3 4 5 6 7 8 9 10 J Q K A 2;
   suits never matter.
@@ -920,8 +920,8 @@ class President(Game):
     min_players = 4
     max_players = 7
     options = {
-        # P-7.1/P-7.2 name no upper bound; 100 (as Pitch's target_score, issue 10.4) is far beyond
-        # any real game and keeps a table from being created that could never end (issue 18.6).
+        # P-7.1/P-7.2 name no upper bound; 100 (as Pitch's target_score) is far beyond any real
+        # game and keeps a table from being created that could never end.
         "target_score": Option(
             "int", 11, "P-7.1: the game ends after the hand in which a player reaches this total.",
             minimum=1, maximum=100,

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     """RatingHistory.match: a table is rated as its engine's matches in order (Lopti: one per
-    round, issue 15.1). The rows written so far are their table's one match, 0."""
+    round, docs/ratings.md). The rows written so far are their table's one match, 0."""
 
     dependencies = [
         ('games', '0006_ratedtable_combine'),

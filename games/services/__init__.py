@@ -1,1 +1,2 @@
-"""Every change to game state happens here, under the table lock (ARCHITECTURE)."""
+"""Every change to game state happens here, under the table lock (docs/architecture.md,
+convention 5)."""

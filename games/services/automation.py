@@ -1,6 +1,6 @@
 """Moves the server makes by itself: timeout moves at a decision's deadline and bot moves
 for bot-controlled seats. Both go through `apply_move` like a human's move, under the table
-lock, and do nothing when the table has moved on since they were queued (ARCHITECTURE
+lock, and do nothing when the table has moved on since they were queued (docs/architecture.md,
 convention 7)."""
 
 from __future__ import annotations

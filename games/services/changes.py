@@ -1,6 +1,7 @@
-"""The one hook after a table changes (issue 11.3): every service change ends in `bump`, which
-publishes one `Change` here; features that react to changes subscribe instead of patching a
-service (wake-ups, the deadline and bot step, webhooks today; ratings, event streams later).
+"""The one hook after a table changes (docs/architecture.md, "One command path"): every
+service change ends in `bump`, which publishes one `Change` here; features that react to
+changes subscribe instead of patching a service (wake-ups, the deadline and bot step, webhooks
+today; ratings, event streams later).
 
 Two moments, one fan-out:
 - `subscribe(fn, during=True)`: `fn(change)` runs inside the change's transaction, under the

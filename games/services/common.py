@@ -69,7 +69,8 @@ def lock_table(table_id, *, with_seats: bool = False) -> Table:
 
     `with_seats`: also read its seats with their players, once (one query), for a change that
     does not add or reassign seats (a move): `table.seats.all()` is then that read, for the
-    checks, the change's publication and the response alike (issue 12.6)."""
+    checks, the change's publication and the response alike (docs/performance.md, "Moves: the
+    statements")."""
     try:
         found = _LOCKED_TABLE.run(table_id)
     except (ValidationError, ValueError, TypeError) as exc:

@@ -1,4 +1,4 @@
-"""Replaying a table's move log from its first deal (ARCHITECTURE: version + lock)."""
+"""Replaying a table's move log from its first deal (docs/architecture.md: version + lock)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 10.6: `/api/docs/` and `/api/redoc/` work with no internet. Every asset the pages
+"""`/api/docs/` and `/api/redoc/` work with no internet. Every asset the pages
 reference (their HTML, and what their CSS and JS reference) is same-origin and answers 200;
 the pages' Content-Security-Policy lets the browser load nothing from another host."""
 

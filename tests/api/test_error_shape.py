@@ -1,4 +1,4 @@
-"""Issue 18, items 2, 3 and 6: hostile input gets a 4xx in the one error shape
+"""Hostile input (docs/reliability.md) gets a 4xx in the one error shape
 `{code, message, detail}`, never a 500 or one of Django's HTML pages."""
 
 from __future__ import annotations

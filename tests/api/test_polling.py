@@ -101,7 +101,7 @@ def test_long_poll_sees_a_change_committed_by_another_process(started, settings,
     """Without Redis only the process's batched re-check can see this change (no wake-up is
     sent). The poll carries the ETag it knows, and the change is made once the watcher has
     re-read at least once: a fixed sleep raced the poll's first read on a loaded machine, which
-    then took the changed version as its baseline and waited out the whole 30 s (issue 18.5)."""
+    then took the changed version as its baseline and waited out the whole 30 s."""
     settings.LONGPOLL_RECHECK_SECONDS = 0.1
     table_id, seats = started
     etag = seats[1].api.get(state_url(table_id))["ETag"]
@@ -180,7 +180,7 @@ def test_long_poll_is_woken_by_a_change_published_from_another_process(started, 
 
 @pytest.mark.django_db
 def test_query_counts_of_a_poll_and_a_move_through_django(started, django_assert_max_num_queries, django_assert_num_queries):
-    """Issue 12: a 304 at most one query (the version; the token is cached), a 200 at most
+    """A 304 at most one query (the version; the token is cached), a 200 at most
     three, and a move with an Idempotency-Key the statements listed here (docs/performance.md)."""
     from accounts import tokens
 

@@ -1,4 +1,4 @@
-"""Issue 18.7: server bugs the schemathesis run found, each pinned by a scenario, and the
+"""Server bugs the schemathesis run found (tests/api/test_schemathesis.py), each pinned by a scenario, and the
 contract points the schema now states (pagination, bounds, the house-rule body)."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def test_an_idempotency_key_outside_1_to_255_characters_is_400_on_start(table_of
     [("rule-votes/999/ballots", {"yes": True}), ("rule-votes/999/champions", None), ("duels/999/throws", {"throw": "rock"})],
 )
 def test_a_ballot_champion_or_throw_on_a_missing_vote_or_duel_is_404(window, path, body):  # noqa: F811
-    # Issue 18.6: these were the engine's 400 invalid ("no vote 999").
+    # These were the engine's 400 invalid ("no vote 999").
     table_id, users, winner, others = window
     response = winner.api.post(f"/api/v1/tables/{table_id}/{path}", body, format="json")
     assert response.status_code == 404 and response.json()["code"] == "not_found"

@@ -1,4 +1,4 @@
-"""Issue 18.7: the OpenAPI schema says what the server does. Schemathesis (v4) fuzzes every
+"""The OpenAPI schema says what the server does. Schemathesis (v4) fuzzes every
 operation of the live schema, with every check it has, authenticated, in-process over WSGI:
 each operation with a few generated requests (positive and negative), then a stateful run
 that follows the schema's links from a created table to join, start, moves and state.
@@ -47,7 +47,7 @@ CONFIG_TEXT = (
     # No crash cache in the work tree: every run starts from the same state.
     "[cache]\nenabled = false\n"
     # The parser refuses U+0000 anywhere in a body (400 invalid: PostgreSQL cannot store it,
-    # issue 17.3; tests/reliability/test_bad_input.py): it is not positive data.
+    # tests/reliability/test_bad_input.py): it is not positive data.
     "[generation]\nmax-examples = 4\nallow-x00 = false\n"
     "[phases.stateful]\nmax-steps = 12\n"
     + "".join(

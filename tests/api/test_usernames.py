@@ -1,4 +1,4 @@
-"""Issue 18.4: usernames are unique regardless of case, enforced by the database (a
+"""Usernames are unique regardless of case, enforced by the database (a
 functional `Lower("username")` unique constraint), so concurrent case variants of one name
 make exactly one account; registration answers the others 400 `invalid`."""
 

@@ -1,5 +1,5 @@
-"""The long random playthroughs are marked `slow` here (issue 11.7): `make test` leaves them
-out (`-m "not slow"`) and `make test-slow` / CI's second step runs them. Every rule scenario
+"""The long random playthroughs are marked `slow` here, so that `make test` stays quick: it
+leaves them out (`-m "not slow"`) and `make test-slow` / CI's second step runs them. Every rule scenario
 stays in `make test`, and tests/engine/test_all_games.py keeps a bounded random run of every
 game there. Listed here rather than in the files so the engine owners' files stay untouched;
 a test may equally carry `@pytest.mark.slow` itself."""

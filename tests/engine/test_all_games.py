@@ -1,4 +1,4 @@
-"""Issue 11.6: one engine test run over every registered game (the OpenSpiel habit). The
+"""One engine test run over every registered game (the OpenSpiel habit). The
 checks speak only the interface of `games.engine.base.Game`, so a fourth game gets them by
 registering: seeded random playthroughs (bounded), replay equals the stored state, `step`
 after `check_move` equals `apply`, legal-listed-means-applies, rejected-means-unlisted, card

@@ -80,8 +80,8 @@ def test_a_stopped_run_reports_the_tables_played_so_far():
 
 
 def test_simulate_rated_rates_each_lopti_round_as_the_service_does():
-    """`--rated` rates the engine's `rating_matches` in order (Lopti: one per round, issue
-    15.1), and counts a table as one game."""
+    """`--rated` rates the engine's `rating_matches` in order (Lopti: one per round,
+    docs/ratings.md), and counts a table as one game."""
     from games.services import ratings
 
     args = dict(game="lopti", levels=["random", "easy"], players=2, tables=3, options={"rounds": 2})

@@ -347,7 +347,7 @@ def test_easy_beats_random_play():
     assert mean_place(random_move, bots.easy, games=60, seed=6) > 0.6
 
 
-# --- (e) the engine's public interface only (issue 11) -----------------------------------------
+# --- (e) the engine's public interface only ----------------------------------------------------
 def test_the_bot_uses_no_private_name_of_the_engine():
     import ast
     import inspect
@@ -371,7 +371,7 @@ def test_the_bot_uses_no_private_name_of_the_engine():
     assert private == []
 
 
-# --- the hard bot's memory and inference (issue 15.5) -----------------------------------------
+# --- the hard bot's memory and inference (docs/bots.md) ----------------------------------------
 def played_everywhere_but(hands: dict[int, list[str]]) -> list[dict]:
     """A history in which every card not in `hands` was played in earlier tricks of the hand."""
     held = {c for h in hands.values() for c in h}

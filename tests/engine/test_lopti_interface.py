@@ -1,4 +1,4 @@
-"""Lopti behind the engine front door (issue 11): `step` after `check_move` is `apply`,
+"""Lopti behind the engine front door (docs/architecture.md): `step` after `check_move` is `apply`,
 `legal_moves` is what `apply` accepts, `determinize` agrees with the view, the card list is the
 deck, secret cards never show, and the table's result agrees with its view. Plus the orders of
 refusals that the move table had to keep (parse before check, except where a refusal of
@@ -137,14 +137,14 @@ def test_the_result_agrees_with_the_view(seed):
     assert sorted(s for place in order for s in place) == list(range(last.state["players"]))
     wins = [view["scores"][place[0]] for place in order]
     assert wins == sorted(wins, reverse=True)
-    # issue 15.1: rated round by round, each round's places over every seat
+    # docs/ratings.md: rated round by round, each round's places over every seat
     matches = G.rating_matches(last.state)
     assert len(matches) == last.state["round"] == len(last.state["round_results"])
     assert all(sorted(s for place in m for s in place) == list(range(last.state["players"])) for m in matches)
 
 
 def test_a_table_is_rated_round_by_round_by_the_places_each_rounds_rules_gave():
-    """Ruling (issue 15.1): one rated match per round, in round order, by that round's places:
+    """Ruling (docs/ratings.md): one rated match per round, in round order, by that round's places:
     with `play_for_places` every seat in the order it went out (L-10.3), else the winner first
     and the rest tied (L-10.1). The rule may change between rounds (a vote, L-13), so each
     round's places are kept when it ends; the table's own order stays by round wins (L-2.2)."""
@@ -177,7 +177,7 @@ def test_round_places_with_and_without_play_for_places():
     assert G.round_places(st) == [[0], [1, 2]] and G.round_winner(st) == 0
 
 
-# --- precedence the move table keeps (issue 11) -------------------------------------------------------
+# --- precedence the move table keeps ---------------------------------------------------------------
 
 
 def test_a_non_winners_malformed_rule_is_refused_as_not_theirs_before_its_fields():
@@ -207,7 +207,7 @@ def test_a_malformed_game_move_during_an_open_vote_is_the_pause_conflict():
 
 
 def test_the_bot_uses_only_the_engines_public_names():
-    """Issue 11: the hard bot searches through the interface; it imports no private engine name
+    """The hard bot searches through the interface; it imports no private engine name
     and calls no private method or module function of the engine."""
     import ast
     from pathlib import Path

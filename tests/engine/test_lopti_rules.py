@@ -1,4 +1,4 @@
-"""Scenario tests for the base rules of Lopti (shared/spec/lopti.md L-1 .. L-10 and the common
+"""Scenario tests for the base rules of Lopti (docs/rules/lopti.md L-1 .. L-10 and the common
 rulings), one or more per numbered rule, each on an exact table (a fixed deck through new_game,
 or a mid-round table built directly)."""
 

@@ -1,4 +1,4 @@
-"""Scenario tests for Auction Pitch, one or more per rule of shared/spec/pitch.md (A-1 .. A-8),
+"""Scenario tests for Auction Pitch, one or more per rule of docs/rules/pitch.md (A-1 .. A-8),
 built from fixed decks so every situation is exact."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Auction Pitch behind the engine front door (issue 11): `parse_move` / `check_move` / `step`
+"""Auction Pitch behind the engine front door (docs/architecture.md): `parse_move` / `check_move` / `step`
 agree with `apply`, `legal_moves` lists exactly what `apply` accepts, `determinize` gives back
 the seat's view and a playable state, `cards` is the deck, `secret_cards` never shows, and
 `winners` / `finishing_order` / `scores` agree with the view. Seeded random games (3, 4 with

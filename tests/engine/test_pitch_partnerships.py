@@ -1,4 +1,4 @@
-"""Scenario tests for Auction Pitch partnerships (shared/spec/pitch.md A-9.1 .. A-9.5), built from
+"""Scenario tests for Auction Pitch partnerships (docs/rules/pitch.md A-9.1 .. A-9.5), built from
 fixed decks so every situation is exact. Sides: seats 0+2 (side 0) and 1+3 (side 1)."""
 
 from __future__ import annotations

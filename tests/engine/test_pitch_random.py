@@ -1,5 +1,5 @@
 """Random full games of Auction Pitch checked step by step against a small reference model of
-shared/spec/pitch.md: the deal (A-2), the legal moves (A-3, A-4), trick winners (A-4.4), the
+docs/rules/pitch.md: the deal (A-2), the legal moves (A-3, A-4), trick winners (A-4.4), the
 points and settlement of each hand (A-5, A-6), the end of the game (A-7), card conservation,
 hidden information in views and events (A-8), partnerships (A-9) and the apply/legal_moves
 agreement."""

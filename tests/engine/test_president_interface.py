@@ -1,4 +1,4 @@
-"""President behind the engine front door (issue 11): the interface methods agree with `apply`
+"""President behind the engine front door (docs/architecture.md): the interface methods agree with `apply`
 and with the views on seeded random games (4-7 players, random variations), and the refusals
 keep their precedence. Pure engine tests."""
 

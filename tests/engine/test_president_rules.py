@@ -1,4 +1,4 @@
-"""Scenario tests for President, one or more per rule of shared/spec/president.md (P-1 .. P-8).
+"""Scenario tests for President, one or more per rule of docs/rules/president.md (P-1 .. P-8).
 
 Positions come from fixed decks (`fixed_deck` deals the named cards to the named seats). Late-hand
 positions (a player about to go out) are reached with `with_hands`, which stands for the tricks

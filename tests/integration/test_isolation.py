@@ -1,4 +1,4 @@
-"""Tests never share the developer's broker folder or database (issue 18, item 9): the run has
+"""Tests never share the developer's broker folder or database: the run has
 its own temporary folder (config/settings/test.py) for the SQLite test database, the broker
 and the beat schedule, removed when the run ends, so no message piles up across runs."""
 

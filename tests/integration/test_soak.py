@@ -1,8 +1,8 @@
-"""The soak of issue 18, item 1: `make run`'s process tree (serve: uvicorn, a Celery worker and
-its beat) on the embedded defaults (SQLite, the filesystem broker), with tables of bots
-playing for SOAK_SECONDS (default 300) while long-polling readers watch them. No worker may
-die, every table must finish, and `verify_tables` must replay every table to its stored
-state. Deselected from `make test` (about six minutes); run it with `make soak-embedded`
+"""The embedded soak (`make soak-embedded`, docs/operations.md): `make run`'s process tree
+(serve: uvicorn, a Celery worker and its beat) on the embedded defaults (SQLite, the filesystem
+broker), with tables of bots playing for SOAK_SECONDS (default 300) while long-polling readers
+watch them. No worker may die, every table must finish, and `verify_tables` must replay every
+table to its stored state. Deselected from `make test` (about six minutes); run it with `make soak-embedded`
 (CI runs it in `.ci/run`)."""
 
 import itertools

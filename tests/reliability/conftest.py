@@ -9,7 +9,7 @@ from tests.integration.conftest import worker  # noqa: F401
 from tests.integration.test_multiprocess import cluster  # noqa: F401
 
 # The broad sweeps (every endpoint x role x table state, every bad body on every operation,
-# schemathesis by role) run in CI's `make test-slow` step, not in `make test` (issue 11.7: the
+# schemathesis by role) run in CI's `make test-slow` step, not in `make test` (the
 # suite a developer runs stays fast). The fault drills and the soak stay where they are: they
 # need PostgreSQL and Redis, which CI's `make test` pass has.
 SWEEPS = {"test_authorization_matrix.py", "test_bad_input.py", "test_fuzz_roles.py"}

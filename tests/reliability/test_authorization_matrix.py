@@ -1,4 +1,4 @@
-"""Issue 17.2: the authorization matrix. Every table-scoped operation of `config/api_urls.py`
+"""The authorization matrix (docs/reliability.md). Every table-scoped operation of `config/api_urls.py`
 x every role x {open, active, finished} table, with the expected status of each cell written
 below: the matrix is the specification of api.md's 401/403/404/409 rules.
 

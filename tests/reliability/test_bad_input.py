@@ -1,4 +1,4 @@
-"""Issue 17.3: the bad input corpus. Every state-changing operation gets every kind of bad
+"""The bad input corpus (docs/reliability.md). Every state-changing operation gets every kind of bad
 request: malformed JSON, wrong content types, a body over the size limit, deep nesting, huge
 numbers, control characters, JSON that is not an object, unknown fields, an Idempotency-Key
 over 255 characters. Each answer is a 4xx in the one error shape, with no trace, and the

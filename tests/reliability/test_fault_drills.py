@@ -1,4 +1,4 @@
-"""Issue 17.4: fault drills with real components, on PostgreSQL and Redis (CI's second pass).
+"""Fault drills (docs/reliability.md) with real components, on PostgreSQL and Redis (CI's second pass).
 
 (d) A web process killed (SIGKILL) while it serves a move sent with an `Idempotency-Key`: the
 client retries the same request on the other process and the move is applied exactly once,

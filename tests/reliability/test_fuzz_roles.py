@@ -1,4 +1,4 @@
-"""Issue 17.1: schema fuzzing as the roles that meet a table. tests/api/test_schemathesis.py
+"""Schema fuzzing (docs/reliability.md) as the roles that meet a table. tests/api/test_schemathesis.py
 fuzzes as one staff user on tables it creates itself (the host); here every operation is
 fuzzed as a seated player, a spectator and an outsider of a started table: every generated
 request that names a table names that one (a Lopti table for Lopti's operations). Same

@@ -1,4 +1,4 @@
-"""Issue 17.5: the soak. A bounded load on PostgreSQL + Redis: two web processes (uvicorn) and
+"""The soak (docs/reliability.md). A bounded load on PostgreSQL + Redis: two web processes (uvicorn) and
 two Celery workers with beat (tests/integration/test_multiprocess.py's `cluster`), tables of
 bots playing through the workers, and scripted human clients that long-poll their table's
 state, move with an Idempotency-Key and `expected_version`, and retry through the other web

@@ -1,4 +1,4 @@
-"""Issue 11.4: a bot decides before the lock. The decision (a hard bot's search) runs with no
+"""A bot decides before the lock. The decision (a hard bot's search) runs with no
 transaction open, hence without the table row's lock (or SQLite's write lock); the move is
 submitted through the command path only if the table is still at the version the bot read,
 and a stale decision is made again, a bounded number of times."""

@@ -1,4 +1,4 @@
-"""Issue 11.3: one command path. Every change publishes one `Change` through the hook in
+"""One command path (docs/architecture.md). Every change publishes one `Change` through the hook in
 `games.services.changes`, and features subscribe there without touching a service; a move
 costs the platform few engine calls (the Result says the rest)."""
 

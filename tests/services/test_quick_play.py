@@ -137,7 +137,7 @@ def test_two_players_asking_at_once_for_the_last_seat_end_at_one_table(make_user
 
 
 def test_asking_for_another_shape_while_queued_returns_the_table_one_waits_at(make_user):
-    """Issue 15.4: a player is queued once per game, whatever shape the second request asks for."""
+    """A player is queued once per game (docs/ratings.md, "Quick play"), whatever shape the second request asks for."""
     player = make_user()
     first = quick(player, game="pitch", seats=3).json()
     again = quick(player, game="pitch", seats=4, options={"target_score": 15})

@@ -210,7 +210,7 @@ def rows_by_match(table) -> dict:
 
 
 def test_a_lopti_table_is_rated_round_by_round_by_each_rounds_places(make_user):
-    """Issue 15.1 ruling: one match per round, in order, each from the last one's values; with
+    """Ruling (docs/ratings.md): one match per round, in order, each from the last one's values; with
     play_for_places a round's places are the order of going out (L-10.3). Seat 0 wins both
     rounds, seat 2 is last in both; the table is one game, won by seat 0 (L-2.2)."""
     finished, users = lopti_table(make_user, [[0, 1], [0, 1]], play_for_places=True)

@@ -1,4 +1,4 @@
-"""Browser tests of the web client at /play/ (issue 16): Playwright for Python driving
+"""Browser tests of the web client at /play/ (docs/web-client.md): Playwright for Python driving
 Debian's Chromium against the project's ASGI app under uvicorn (PlayServer). Celery runs
 eagerly in tests, so a bot seat moves inside the request that made it due (bot_delay 0) and
 the page sees it at once. (Checked by hand too: `manage.py serve` with its real worker and

@@ -1,4 +1,4 @@
-"""Accessibility checks of the web client (issue 16) that a browser can measure: every
+"""Accessibility checks of the web client (docs/web-client.md) that a browser can measure: every
 control has a name, and text keeps WCAG AA contrast (4.5:1) against its background."""
 
 from __future__ import annotations

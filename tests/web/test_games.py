@@ -1,4 +1,4 @@
-"""Each game played in the browser by clicking, against bots (issue 16). Every move is made
+"""Each game played in the browser by clicking, against bots (docs/web-client.md). Every move is made
 through the page: cards are selected by clicking them and the move is one the server listed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Logging in, registering and the lobby (issue 16)."""
+"""Logging in, registering and the lobby (docs/web-client.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lopti in the browser (issue 16): the swap phase, a play, taking the pile, and the round
+"""Lopti in the browser (docs/web-client.md): the swap phase, a play, taking the pile, and the round
 winner's house-rule form (L-11.7)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Two people at one table in two browser contexts (issue 16): each sees only their own
+"""Two people at one table in two browser contexts (docs/web-client.md): each sees only their own
 hand, and one's move reaches the other's screen through the long-poll, with no reload."""
 
 from __future__ import annotations

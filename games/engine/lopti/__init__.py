@@ -1,4 +1,4 @@
-"""Lopti: a Palace/Shithead-style shedding game played in sessions (spec: shared/spec/lopti.md).
+"""Lopti: a Palace/Shithead-style shedding game played in sessions (rules: docs/rules/lopti.md).
 
 Base rules (core.py):
 
@@ -68,7 +68,7 @@ The Rule Vote (votes.py, L-12):
 
 Every base event of L-11.7 goes through `_fire`; house_rules.fire is its hook.
 
-Modules (issue 11, split by job): game.py (the Game class, thin), moves.py (the move table:
+Modules, split by job: game.py (the Game class, thin), moves.py (the move table:
 type -> fields, who may send it, parse, check, handler), state.py (the typed state layout, card
 order, the move context), legality.py, turn.py, deal.py (the base rules; core.py keeps their
 old names), vocabulary.py, validation.py, effects.py (house rules; house_rules.py keeps the

@@ -7,7 +7,7 @@ machine honours them: pending skips (`skips`), hands shown to everyone (`reveale
 reversed order of play (`reversed`), the per-turn bound on house-rule work (`rule_firings`)
 and the seats that may not receive cards while they go out (`ctx.protected`).
 
-This module gathers the base rules' modules under their old names (issue 11 split it):
+This module gathers the base rules' modules, split out of it, under their old names:
 state.py (layout, card order, the move context, geometry), legality.py (options, move shapes,
 L-5), turn.py (the turn machine) and deal.py (the deal)."""
 

@@ -1,4 +1,4 @@
-"""Lopti's `determinize` (issue 11): a full state consistent with one seat's view, for the
+"""Lopti's `determinize`: a full state consistent with one seat's view, for the
 hard bot's search.
 
 The cards the seat cannot see (other hands not laid open, every face-down card including its

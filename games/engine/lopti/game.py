@@ -36,7 +36,7 @@ class Lopti(Game):
             "Rounds in the session; 0 plays round after round with no limit. The seats with most "
             "round wins win the table.",
             # No spec bound; 100 rounds is more than any session plays (0 already means no limit),
-            # and an unbounded integer was accepted up to 10^12 (issue 18.6).
+            # and an unbounded integer was accepted up to 10^12.
             minimum=0,
             maximum=100,
         ),
@@ -176,7 +176,7 @@ class Lopti(Game):
         return next(m for m in moves if m["type"] == "play_face_down")
 
 
-    # --- the front door (issue 11): who, parse, check, step (the move table, moves.py) -----
+    # --- the front door (docs/architecture.md): who, parse, check, step (moves.py) ---------
     def may_act(self, state: dict, seat: int | None, move: object) -> bool:
         """Game moves wait for `to_act`; ballots, proposals, throws and the house-rule moves
         come from any member whatever the turn (their own checks say more); the server's
@@ -210,7 +210,7 @@ class Lopti(Game):
         return list(state["winners"]) if state["status"] == "finished" else []
 
     def finishing_order(self, state: dict) -> list[list[int]]:
-        """Ruling (issue 11): a table's places are by round wins over the whole table, most
+        """Ruling (docs/ratings.md): a table's places are by round wins over the whole table, most
         first, seats with equal wins tied (the winners are the first place, as L-2.2 names
         them). The places of a single round are `round_places`."""
         if state["status"] != "finished":
@@ -219,7 +219,7 @@ class Lopti(Game):
         return [[s for s in range(state["players"]) if wins[s] == w] for w in sorted(set(wins), reverse=True)]
 
     def rating_matches(self, state: dict) -> list[list[list[int]]]:
-        """Ruling (issue 15.1): a finished table is rated as one match per round, in round order,
+        """Ruling (docs/ratings.md): a finished table is rated as one match per round, in round order,
         each by that round's places as its rules gave them (`round_places` at the round's end:
         with `play_for_places` every seat in the order it went out, L-10.3; else the winner
         first and the rest tied, L-10.1). The table still counts one game, and its win is the

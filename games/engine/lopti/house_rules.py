@@ -8,7 +8,7 @@ trigger house rules, so nothing loops. On top of that the engine bounds the rule
 (L-11.3: no rule prevents a win), and never lets a rule take a player's last card (a player
 goes out only by playing it, L-10.1).
 
-Split by job (issue 11): vocabulary.py, validation.py, effects.py; the lookups and views stay
+Split by job: vocabulary.py, validation.py, effects.py; the lookups and views stay
 here, and the old names still resolve here for callers.
 """
 

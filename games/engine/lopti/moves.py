@@ -1,4 +1,4 @@
-"""Lopti's move table (issue 11): every move type of the API -> its fields, who may send it,
+"""Lopti's move table: every move type of the API -> its fields, who may send it,
 how it is parsed, what the rules refuse, and its handler.
 
 `Lopti.apply` (the base class's door) refuses a type that is not in the table (InvalidMove,

@@ -1,4 +1,4 @@
-"""Lopti's state layout (issue 11: one documented place) and the facts read off it: every card
+"""Lopti's state layout (in one documented place) and the facts read off it: every card
 it holds, the cards a seat may not see, the places of a round.
 
 The state is a JSON dict; `LoptiState` documents it. Nothing outside the engine package reads

@@ -281,7 +281,7 @@ def _end_round(ctx: _Ctx) -> None:
     winner = st["places"][0]  # L-10.1: the first out is the only winner
     st["round_wins"][winner] += 1
     if "round_results" in st:
-        # Ruling (issue 15.1): the table is rated round by round, each round by the places its
+        # Ruling (docs/ratings.md): the table is rated round by round, each round by the places its
         # own rules gave (play_for_places may change between rounds, so they are kept now).
         # A state stored before the key existed never gains it: its replay stays the stored one.
         st["round_results"].append(round_places(st))

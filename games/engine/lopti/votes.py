@@ -7,7 +7,7 @@ the vote a ballot, a champion decision or a throw). Duels live in `state["duels"
 waits in the duel's `pending` until the opponent has thrown too, and only views built by
 `duel_view` (which never shows `pending`) leave the engine.
 
-The tie's champions and duels live in duels.py (issue 11 split); their names stay here too.
+The tie's champions and duels live in duels.py; their names stay here too.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ KIND_FIELDS = {
 def parse_proposal(st: dict, move: dict) -> dict:
     """The proposal move, well-formed and normalised (the checked base-rule value, the
     normalised rule of a modify), or InvalidMove. These shape checks come before every state
-    conflict (precedence kept from the single check of before issue 11)."""
+    conflict (the precedence of the single check these were split from)."""
     kind = move.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         raise InvalidMove(f"kind must be one of {list(KINDS)}", fields={"kind": [f"one of {list(KINDS)}"]})
@@ -215,7 +215,8 @@ def proposal_of(move: dict) -> dict:
 def check_proposal(st: dict, move: dict) -> None:
     """The refusals of a parsed proposal, in the order the rules give them: GameConflict when
     no vote may open now, IllegalMove (with the rule id) when the rules forbid this change, and
-    InvalidMove for a rule id that names no rule (after the conflicts, as before issue 11)."""
+    InvalidMove for a rule id that names no rule (after the conflicts, as the single check
+    these were split from had it)."""
     proposal = proposal_of(move)
     kind = proposal["kind"]
     # state conflicts (409) come before what the rules forbid

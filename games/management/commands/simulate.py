@@ -4,7 +4,7 @@ the difference of their win rates per seat with its 95 % interval and whether th
 beats the first by at least `--margin` with 95 % confidence (the benchmark's verdict); with
 `--rated`, the ratings each level's shared account would have after these tables.
 
-`--rated` (issue 15.5): the service rates a table only with at least two human seats
+`--rated` (docs/bots.md, the levels' ratings): the service rates a table only with at least two human seats
 (games/services/ratings.py `is_rated`), so a bot-only table is never rated in the database.
 The command rates its tables in memory with the service's own update
 (`ratings.matches_in_order`: the same model, matches — the engine's `rating_matches`, Lopti one

@@ -1,5 +1,6 @@
-"""Tables stored by the code before issue 11 (commit 23faf31) still replay, read and play on
-(issue 11, "Must hold afterwards": `verify_tables` replays tables created before the change).
+"""Tables stored by older code still replay, read and play on: those of commit 23faf31, before
+the engines moved behind the front door of docs/architecture.md (new state layouts, events
+and checks). `verify_tables` must replay every table stored before a change.
 
 The data file holds six tables that 23faf31's own services played with random legal moves: a
 finished and an unfinished one per game, each as that code stored it (the Table row's fields,
