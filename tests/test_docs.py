@@ -1,6 +1,6 @@
 """The project carries its own rules and contract (docs/rules/, docs/api.md): every rule id that
-code and tests cite must be defined there, and every relative link in README.md and docs/ must
-point at a file of the repository."""
+code and tests cite must be defined there, and the README points at them. What else the docs and
+comments cite (paths, links, anchors) is checked by tests/test_citations.py."""
 
 from __future__ import annotations
 
@@ -54,19 +54,8 @@ def test_every_rule_id_cited_in_code_and_tests_is_in_docs_rules():
     assert unknown == {}
 
 
-def test_readme_and_docs_link_only_to_files_in_the_repository():
-    broken = []
-    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
-        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text()):
-            if "://" in target or target.startswith("mailto:"):
-                continue
-            path = (doc.parent / target).resolve()
-            # A user has the repository only: a link that leaves it is broken for them.
-            if not path.exists() or ROOT.resolve() not in path.parents:
-                broken.append(f"{doc.relative_to(ROOT)} -> {target}")
-    assert broken == []
+def test_the_readme_points_at_the_rules_and_the_contract():
     readme = (ROOT / "README.md").read_text()
-    assert "../shared" not in readme
     for doc in ("docs/rules/president.md", "docs/rules/pitch.md", "docs/rules/lopti.md", "docs/api.md"):
         assert doc in readme
 
