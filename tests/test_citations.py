@@ -2,9 +2,10 @@
 beside it. So what the docs (README.md, docs/) and the project's comments and docstrings (Python,
 JavaScript, templates, Makefile, docker/, .ci/run, pyproject.toml) cite must be in the repository:
 
-- every repository path they name (`games/edge/state.py`, `docs/api.md#polling`,
-  `games/services/*.py`) is a file or folder that exists, and a function or class named after
-  one with `::` is defined there;
+- every repository path they name (`games/edge/state.py`, `docs/operations.md#metrics`,
+  `games/services/*.py`) is a file or folder that exists; what it names inside the file is
+  there too: the `#anchor` of a Markdown file, a section quoted after it (`docs/api.md,
+  "Conventions"`: a heading or a bold label that starts so), a function or class after `::`;
 - every Markdown link to a local file reaches it, and its `#anchor` one of that file's headings;
 - nothing cites what a user cannot open: the notes the project was specified from, kept beside
   the repository (its spec and architecture notes), or the numbers of a tracker's issues (the
@@ -138,8 +139,9 @@ def cited_text() -> tuple[tuple[str, int, str], ...]:
 
 
 def missing_paths(text: str) -> Iterator[tuple[int, str]]:
-    """(line offset, path) of every repository path in `text` that is not in the repository, or
-    `path::name` when the path is a Python file that defines no `name`."""
+    """(line offset, what) of every repository path in `text` that is not in the repository, and
+    of every `path#anchor`, `path, "Section"` and `path::name` whose anchor, section or name is
+    not in that file."""
     for match in PATH.finditer(text):
         path = match.group(1).rstrip(".,;:")
         if path in RUNTIME or path.rstrip("/") + "/" in RUNTIME:
@@ -147,9 +149,23 @@ def missing_paths(text: str) -> Iterator[tuple[int, str]]:
         line = text.count("\n", 0, match.start())
         if not (any(ROOT.glob(path)) if "*" in path else (ROOT / path).exists()):
             yield line, path
-        elif name := re.match(r"::(\w+)", text[match.end(1):]):
+            continue
+        rest = text[match.end(1):]
+        if path.endswith(".md") and (anchor := re.match(r"#([\w-]+)", rest)):
+            if anchor.group(1) not in anchors(ROOT / path):
+                yield line, f"{path}#{anchor.group(1)}"
+        elif path.endswith(".md") and (section := re.match(r',?\s+"([^"]+)"', rest)):
+            if not has_section(ROOT / path, section.group(1)):
+                yield line, f'{path}, "{section.group(1)}"'
+        elif name := re.match(r"::(\w+)", rest):
             if not re.search(rf"^\s*(?:async def|def|class) {name.group(1)}\b", (ROOT / path).read_text(), re.M):
                 yield line, f"{path}::{name.group(1)}"
+
+
+def has_section(doc: Path, title: str) -> bool:
+    """Whether `doc` has a heading, or a bold label (`**Polling**: ...`), that starts with `title`."""
+    words = r"\s+".join(re.escape(word) for word in title.split())
+    return bool(re.search(rf"^#+\s+`?{words}|\*\*{words}", doc.read_text(), re.M | re.I))
 
 
 def unreachable_citations(text: str) -> Iterator[tuple[int, str]]:
@@ -252,9 +268,12 @@ def test_the_checks_bite(tmp_path):
         (5, "#gone"), (5, "b.md"), (6, "../../outside.md"), (10, "#not-a-heading")]
     text = ("See games/nowhere.py:12, docs/api.md#polling, games/edge/*.py, tests/test_citations.py::test_x,\n"
             "games/services/ and `docs/gone.md`; not /api/v1/games/x.py, games.edge.state, var/db.sqlite3,\n"
-            "/app/games/x.py, docker/.env, https://example.com/docs/x.md or tests/test_citations.py::slug.")
+            "/app/games/x.py, docker/.env, https://example.com/docs/x.md or tests/test_citations.py::slug;\n"
+            'docs/operations.md#metrics, docs/api.md, "Conventions", docs/api.md "Polling" (a bold label),\n'
+            'docs/architecture.md, "The edge", docs/api.md, "No such\n    section" and docs/api.md, "Moves by game".')
     assert list(missing_paths(text)) == [
-        (0, "games/nowhere.py"), (0, "tests/test_citations.py::test_x"), (1, "docs/gone.md")]
+        (0, "games/nowhere.py"), (0, "docs/api.md#polling"), (0, "tests/test_citations.py::test_x"),
+        (1, "docs/gone.md"), (4, 'docs/api.md, "No such\n    section"')]
     cited = "rules: shared/spec/pitch.md; ../shared/x; spec/api.md; ARCHITECTURE; Issue 18.6; issues 11; issue #3"
     assert [c for _, c in unreachable_citations(cited)] == [
         "shared/spec/pitch.md", "shared/x", "spec/api.md", "ARCHITECTURE", "Issue 18.6", "issues 11", "issue #3"]
