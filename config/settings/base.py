@@ -86,6 +86,8 @@ def database_from_env() -> dict:
     url = os.environ.get("DATABASE_URL")
     if url:
         db = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
+        if db["ENGINE"] == "django.db.backends.sqlite3":
+            return sqlite_database(db["NAME"])
         if db["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_POOL", False):
             # Web processes (config/asgi.py turns DB_POOL on): psycopg's pool, so no request
             # opens a connection (a new one cost ~16 ms, longer than a whole 304) and none
@@ -103,16 +105,20 @@ def database_from_env() -> dict:
                 "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
             }
         return db
+    return sqlite_database(os.environ.get("SQLITE_PATH", str(VAR_DIR / "db.sqlite3")))
+
+
+def sqlite_database(name: str) -> dict:
+    """The embedded database (or `DATABASE_URL=sqlite:///...`), on config/sqlite3: WAL, and every
+    transaction takes the write lock at BEGIN (SQLite's equivalent of locking the table row,
+    select_for_update being a no-op there, so two moves never race), its writers in turn. A
+    writer waits for the lock up to SQLITE_WRITE_WAIT seconds (default 300) before its request
+    fails; `timeout` is SQLite's own wait, which only a connection outside the backend (the
+    sqlite3 shell) makes it use."""
     return {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": os.environ.get("SQLITE_PATH", str(VAR_DIR / "db.sqlite3")),
-        "OPTIONS": {
-            # Every transaction takes the write lock at BEGIN: SQLite's equivalent of locking
-            # the table row (select_for_update is a no-op there), so two moves never race.
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 30,
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        },
+        "ENGINE": "config.sqlite3",
+        "NAME": name,
+        "OPTIONS": {"timeout": 30, "write_wait": float(os.environ.get("SQLITE_WRITE_WAIT", "300"))},
     }
 
 

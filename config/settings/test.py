@@ -44,3 +44,5 @@ REST_FRAMEWORK = {**REST_FRAMEWORK}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
     # A file, not :memory:, so that threads in the concurrency tests share one database.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}  # noqa: F405
+    # A test whose threads wait for each other's write lock fails in a minute, not five.
+    DATABASES["default"]["OPTIONS"]["write_wait"] = 60.0  # noqa: F405
