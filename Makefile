@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-slow test-readme soak-embedded install migrate lint bench bench-longpoll bench-bots fuzz soak clean
+.PHONY: run test test-slow test-readme test-busy soak-embedded install migrate lint bench bench-longpoll bench-bots fuzz soak clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ test-slow: install
 # temporary database and broker (about two minutes; needs curl and jq). CI runs it.
 test-readme: install
 	$(BIN)/python -m pytest tests/integration/test_readme.py -m readme -q $(PYTEST_ARGS)
+
+# Every kind of writer at once on `make run`'s process tree and embedded defaults, with SQLite's
+# write lock held past its busy timeout meanwhile: no 5xx, verify_tables clean (about two
+# minutes; docs/reliability.md). CI runs it.
+test-busy: install
+	$(BIN)/python -m pytest tests/integration/test_sqlite_busy.py -m busy -q -s $(PYTEST_ARGS)
 
 # Bot tables for SOAK_SECONDS (default 300) on `make run`'s process tree and embedded defaults:
 # no worker crash, every table finishes, verify_tables clean (about six minutes). CI runs it.

@@ -95,9 +95,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def call(base: str, method: str, path: str, token: str | None = None, body=None, headers=None, replied=None):
+def call(base: str, method: str, path: str, token: str | None = None, body=None, headers=None, replied=None,
+         timeout: float = 30):
     """One JSON request to a live server: (status, parsed body). `replied`: a dict that gets
-    the response's headers (lower-case names)."""
+    the response's headers (lower-case names); `timeout`: seconds the client waits."""
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(base + path, data=data, method=method)
     if token:
@@ -106,7 +107,7 @@ def call(base: str, method: str, path: str, token: str | None = None, body=None,
     for key, value in (headers or {}).items():
         request.add_header(key, value)
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             if replied is not None:
                 replied.update({k.lower(): v for k, v in response.headers.items()})
             return response.status, json.loads(response.read() or b"null")
@@ -188,10 +189,11 @@ def serve(tmp_path):
 
 
 # Markers that `make test` leaves out; `-m soak` (make soak-embedded), `-m readme`
-# (make test-readme), or any -m expression naming them, selects them.
+# (make test-readme), `-m busy` (make test-busy), or any -m expression naming them, selects them.
 OPT_IN = {
     "soak": "minutes of bot play on `make run`'s process tree (make soak-embedded)",
     "readme": "runs README.md's sh blocks against a live server (make test-readme)",
+    "busy": "every kind of writer at once on a busy embedded database, about two minutes (make test-busy)",
 }
 
 
