@@ -8,7 +8,12 @@ docs/reliability.md ("A busy embedded database"), from the command line:
 Each writer runs `atomic()` transactions of one UPDATE that last `--hold` seconds, the busy
 process's threads back to back, the lone writer with a pause between them; printed per process:
 transactions made, how long one waited for its BEGIN (longest, 99th percentile, mean) and the
-errors (`database is locked`)."""
+errors (`database is locked`).
+
+    .venv/bin/python -m tests.integration.sqlite_turns --cost
+
+prints instead what one write costs on each backend with nobody else writing: a transaction (a
+read and an UPDATE) and an autocommit UPDATE, in one process, the backends taking turns."""
 
 from __future__ import annotations
 
@@ -71,6 +76,32 @@ def writers(backend: str, path: str, threads: int, pause: float, hold: float, se
     })
 
 
+def cost(path: str, rounds: int = 7, writes: int = 2000) -> None:
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
+    import django
+
+    django.setup()
+    from django.db import connections, transaction
+
+    backends = {name: {"ENGINE": engine, "NAME": path, "OPTIONS": options} for name, (engine, options) in OPTIONS.items()}
+    connections.settings.update(connections.configure_settings({"default": connections.settings["default"], **backends}))
+    spent: dict[str, list[float]] = {name: [] for name in OPTIONS}
+    for round_ in range(rounds + 1):  # the first round warms up
+        for name in sorted(OPTIONS, reverse=bool(round_ % 2)):
+            db = connections[name]
+            started = time.perf_counter()
+            for _ in range(writes):
+                with transaction.atomic(using=name), db.cursor() as cursor:
+                    cursor.execute("SELECT value FROM counter")
+                    cursor.execute("UPDATE counter SET value = value + 1")
+                with db.cursor() as cursor:
+                    cursor.execute("UPDATE counter SET value = value + 1")
+            if round_:
+                spent[name].append((time.perf_counter() - started) / writes * 1e6)
+    for name, times in spent.items():
+        print(f"{name}: a transaction and an autocommit write, {statistics.median(times):.0f} µs (median of {rounds})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", choices=sorted(OPTIONS), default="project")
@@ -78,6 +109,7 @@ def main() -> None:
     parser.add_argument("--hold", type=float, default=0.005, help="seconds each transaction lasts")
     parser.add_argument("--pause", type=float, default=0.05, help="seconds the lone writer waits between two")
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--cost", action="store_true", help="the cost of a write, nobody else writing")
     args = parser.parse_args()
     path = os.path.join(tempfile.mkdtemp(prefix="sqlite-turns-"), "db.sqlite3")
     setup = sqlite3.connect(path, isolation_level=None)
@@ -85,6 +117,9 @@ def main() -> None:
     setup.execute("CREATE TABLE counter (value INTEGER)")
     setup.execute("INSERT INTO counter VALUES (0)")
     setup.close()
+    if args.cost:
+        cost(path)
+        return
     results = multiprocessing.Queue()
     processes = [
         multiprocessing.Process(target=writers, args=(args.backend, path, args.threads, 0.0, args.hold, args.seconds, results)),
