@@ -25,10 +25,8 @@ from config.sqlite3.base import DatabaseBusy
 from games.models import Seat, Table
 from games.services import tables
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's write lock: the embedded database only"),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
+SQLITE_ONLY = pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's write lock: the embedded database only")
 
 SHORT = 0.1
 
@@ -124,6 +122,7 @@ def release_later(holder) -> tuple[threading.Timer, threading.Event]:
     return timer, released
 
 
+@SQLITE_ONLY
 @HOLDERS
 def test_a_service_write_waits_for_the_lock_and_is_applied(make_user, short_busy_timeout, holder_kind):
     host, guest = make_user(), make_user()
@@ -138,6 +137,7 @@ def test_a_service_write_waits_for_the_lock_and_is_applied(make_user, short_busy
     assert Seat.objects.filter(table=table, user=guest).exists()
 
 
+@SQLITE_ONLY
 def test_a_write_outside_a_transaction_waits_too(make_user, short_busy_timeout):
     table = tables.table_create(user=make_user(), game="president", seats=4)
     holder = Outsider()
@@ -149,6 +149,7 @@ def test_a_write_outside_a_transaction_waits_too(make_user, short_busy_timeout):
     assert Table.objects.get(pk=table.pk).bot_pending
 
 
+@SQLITE_ONLY
 @HOLDERS
 def test_past_write_wait_a_write_fails_with_nothing_written_and_keeps_no_lock(
     make_user, short_busy_timeout, monkeypatch, holder_kind
@@ -171,6 +172,7 @@ def test_past_write_wait_a_write_fails_with_nothing_written_and_keeps_no_lock(
     assert Seat.objects.filter(table=table, user=guest).exists()
 
 
+@SQLITE_ONLY
 def test_a_transaction_holds_the_write_lock_from_its_begin_even_before_it_writes(make_user, monkeypatch):
     # Even where the settings ask for deferred transactions: a deferred one that read first and
     # then wrote would get `database is locked` at once, without waiting, under a busy writer.
@@ -185,6 +187,7 @@ def test_a_transaction_holds_the_write_lock_from_its_begin_even_before_it_writes
         connection.close()
 
 
+@SQLITE_ONLY
 def test_the_writers_of_one_process_take_turns_and_none_fails(make_user, monkeypatch):
     """Eight threads write at once, each transaction lasting longer than SQLite's own wait: on
     SQLite alone most would get `database is locked`; here each waits for its turn."""
