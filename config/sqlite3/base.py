@@ -136,7 +136,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
         process's queue waits here."""
         if self.is_in_memory_db():
             return None
-        fd = os.open(f"{self.settings_dict['NAME']}-writer", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        # Read-only is enough for a flock, so that a file another user created (`sudo manage.py
+        # ...`) does not lock this one's writers out.
+        fd = os.open(f"{self.settings_dict['NAME']}-writer", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return fd

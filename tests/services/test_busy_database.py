@@ -54,7 +54,7 @@ def locked_for_a_plain_connection() -> bool:
 
 
 def writer_file() -> int:
-    return os.open(f"{connection.settings_dict['NAME']}-writer", os.O_RDWR | os.O_CREAT)
+    return os.open(f"{connection.settings_dict['NAME']}-writer", os.O_RDONLY | os.O_CREAT, 0o644)
 
 
 class Outsider:
