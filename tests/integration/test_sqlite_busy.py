@@ -2,7 +2,7 @@
 
 `make run`'s process tree (serve: uvicorn, a Celery worker with beat) on the embedded defaults
 (SQLite, the filesystem broker), with every kind of writer at once for BUSY_STRESS_SECONDS
-(default 60): human players moving (through the fast path and, with an Idempotency-Key,
+(default 60): human players moving (through the edge, games/edge, and with an Idempotency-Key
 through Django) and long-polling, players racing for the seats of new tables, quick play with
 the worker's bot fill, bot tables played by the worker, deadlines enforced by the worker and by
 reads, webhooks delivered to a local receiver (to some URLs failing, so they are retried).
@@ -117,7 +117,7 @@ class Load:
         return token
 
     def move(self, table_id: str, token: str, move: dict, version: int | None) -> None:
-        """Half through the fast path, half through Django with an Idempotency-Key (sometimes
+        """Half through the edge, half through Django with an Idempotency-Key (sometimes
         sent twice, as a client retrying would)."""
         body = move if version is None else {**move, "expected_version": version}
         path = f"/tables/{table_id}/moves"
