@@ -12,11 +12,11 @@ Meanwhile the write lock is held for HOLD_SECONDS (35), longer than SQLite's own
 the service itself held it that long (a registration's transaction, 55 s, its thread starved
 of CPU by two hundred request threads hashing passwords: config/sqlite3/base.py), which is how
 writes answered 500 `database is locked`; the hold makes that happen in every run. On Django's
-own backend the writes that waited through it failed at their BEGIN (in three runs: 7, 11 and
-11 answers 500, on registration, webhook creation, moves, leaves and state polls whose read
-enforced a deadline; Celery's timeout_warning tasks raised); now they wait for it. Afterwards:
-no 5xx, no `database is locked` in any log, no task failed, and `verify_tables` replays every
-table to its stored state.
+own backend the writes that waited through it failed at their BEGIN (in four runs: 7 to 12
+answers 500, on registration, webhook creation, moves, leaves and state polls whose read
+enforced a deadline; Celery's bot_move and timeout_warning tasks raised); now they wait for
+it. Afterwards: no 5xx, no `database is locked` in any log, no task failed, and
+`verify_tables` replays every table to its stored state.
 
 About two minutes: `make test-busy` (CI runs it), not `make test`."""
 
