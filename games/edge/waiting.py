@@ -275,36 +275,56 @@ class Room:
         health = settings.NOTIFY_HEALTH_SECONDS
         while True:
             client = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
+            pubsub = client.pubsub()
             try:
-                async with client.pubsub() as pubsub:
-                    await pubsub.subscribe(notify.CHANNEL, tokens.CHANNEL)
-                    # Changes published while this listener was away were missed: re-read once.
-                    self._wake_all()
-                    heard = pinged = time.monotonic()
-                    while True:
-                        message = await pubsub.get_message(timeout=min(1.0, health))
-                        now = time.monotonic()
-                        if message is not None:
-                            heard = now
-                            if message.get("type") == "message":
-                                self._message(_text(message["channel"]), _text(message["data"]))
-                        if now - heard > 3 * health:
-                            raise TimeoutError("no answer from Redis")
-                        if now - pinged >= health:
-                            pinged = now
-                            await pubsub.ping()
+                await pubsub.subscribe(notify.CHANNEL, tokens.CHANNEL)
+                # Changes published while this listener was away were missed: re-read once.
+                self._wake_all()
+                heard = pinged = time.monotonic()
+                me = asyncio.current_task()
+                while True:
+                    message = await pubsub.get_message(timeout=min(1.0, health))
+                    if me.cancelling():
+                        # redis-py's read with a timeout can take the loop's cancellation for
+                        # its own timeout and return None: the listener would then never end,
+                        # and neither would the loop's shutdown.
+                        raise asyncio.CancelledError
+                    now = time.monotonic()
+                    if message is not None:
+                        heard = now
+                        if message.get("type") == "message":
+                            self._message(_text(message["channel"]), _text(message["data"]))
+                    if now - heard > 3 * health:
+                        raise TimeoutError("no answer from Redis")
+                    if now - pinged >= health:
+                        pinged = now
+                        await pubsub.ping()
             except asyncio.CancelledError:
+                # The loop is closing (the server stops): its connections go with it. Awaiting
+                # their close here could wait on a connection the cancelled read left busy, and
+                # hold up the server's shutdown.
                 raise
             except Exception as exc:  # noqa: BLE001 - reconnect on any failure
                 log.warning("table-change listener reconnecting: %s", type(exc).__name__)
-            finally:
-                try:
-                    await asyncio.wait_for(client.aclose(), timeout=2)
-                except Exception:  # noqa: BLE001 - a dead connection closes badly
-                    pass
+                await _close(pubsub, client)
             # Away from Redis: one batched re-check, then try again.
             await self._check_round()
             await asyncio.sleep(settings.LONGPOLL_RECHECK_SECONDS)
+
+
+async def _close(pubsub, client) -> None:
+    """Close a listener's connections, giving up after two seconds (a dead connection may never
+    answer), without waiting for a close that does not end."""
+    async def close():
+        await pubsub.aclose()
+        await client.aclose()
+
+    closing = asyncio.ensure_future(close())
+    await asyncio.wait({closing}, timeout=2)
+    if not closing.done():
+        closing.cancel()
+    elif closing.exception() is not None:
+        log.debug("listener connection closed badly: %s", type(closing.exception()).__name__)
 
 
 def _text(value) -> str:
