@@ -4,7 +4,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from accounts import services
-from accounts.models import User
+from accounts.models import ApiToken, User
 from games.models import Seat
 
 
@@ -45,3 +45,32 @@ class UserAdmin(BaseUserAdmin):
         for user in queryset:
             services.token_regenerate(user=user)
         self.message_user(request, f"New token(s) issued for {queryset.count()} user(s).", messages.SUCCESS)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """API tokens by prefix: stored as digests, so neither the list nor a page can show one; an
+    operator can revoke them (every process refuses a revoked token within a second)."""
+
+    list_display = ("prefix_shown", "user", "kind", "name", "scopes", "created_at", "last_used_at", "expires_at",
+                    "revoked_at")
+    list_filter = ("kind", ("revoked_at", admin.EmptyFieldListFilter))
+    search_fields = ("user__username", "prefix", "name")
+    fields = ("user", "kind", "name", "prefix_shown", "scopes", "created_at", "last_used_at", "expires_at", "revoked_at")
+    readonly_fields = fields
+    actions = ["revoke"]
+
+    @admin.display(description="token")
+    def prefix_shown(self, token: ApiToken) -> str:
+        return f"{token.prefix}…"
+
+    @admin.action(description="Revoke (refused everywhere within a second)")
+    def revoke(self, request, queryset):
+        count = services.tokens_revoke(queryset)
+        self.message_user(request, f"{count} token(s) revoked.", messages.SUCCESS)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

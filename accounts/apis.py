@@ -9,13 +9,15 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import selectors, services
-from accounts.models import User
+from accounts import scopes, selectors, services
+from accounts.models import ApiToken, User
+from accounts.scopes import READ
 from config.errors import Invalid
 from config.schema import errors
 
 
 class RegisterApi(APIView):
+    scopes = {}
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
@@ -44,6 +46,7 @@ class RegisterApi(APIView):
 
 
 class TokenApi(APIView):
+    scopes = {}
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
@@ -67,10 +70,12 @@ class TokenApi(APIView):
         user = authenticate(request, **serializer.validated_data)
         if user is None or user.is_bot:
             raise Invalid("unknown username or wrong password", {"fields": {"non_field_errors": ["bad credentials"]}})
-        return Response({"token": services.token_for(user=user)})
+        return Response({"token": services.token_issue(user=user)})
 
 
 class MeApi(APIView):
+    scopes = {"GET": READ}
+
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         username = serializers.CharField()
@@ -100,6 +105,8 @@ class MeApi(APIView):
 
 
 class MeTablesApi(APIView):
+    scopes = {"GET": READ}
+
     @extend_schema(
         operation_id="me_tables",
         responses={
@@ -111,3 +118,80 @@ class MeTablesApi(APIView):
     )
     def get(self, request):
         return Response(selectors.user_tables_with_turns(request.user))
+
+
+class ApiTokenSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ApiToken.Kind.choices, help_text="first_party: a login (/auth/token); personal: made here")
+    name = serializers.CharField(allow_blank=True)
+    scopes = serializers.ListField(child=serializers.ChoiceField(choices=list(scopes.SCOPES)))
+    prefix = serializers.CharField(help_text="the token's first characters, to recognise it (the token itself is never shown again)")
+    created = serializers.DateTimeField()
+    last_used = serializers.DateTimeField(allow_null=True, help_text="to within five minutes")
+    expires = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "ApiToken"
+
+
+def token_json(token: ApiToken) -> dict:
+    return {"id": token.pk, "kind": token.kind, "name": token.name, "scopes": token.scopes, "prefix": token.prefix,
+            "created": token.created_at, "last_used": token.last_used_at, "expires": token.expires_at}
+
+
+class MeTokensApi(APIView):
+    """Your tokens: the first-party ones (a login each) and your personal access tokens. Made,
+    listed and revoked with a first-party login only (the web client's session, or a token from
+    `/auth/token`): a token never makes or sees another."""
+
+    scopes = {"GET": None, "POST": None}
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+        scopes = serializers.ListField(child=serializers.ChoiceField(choices=list(scopes.SCOPES)), min_length=1,
+                                       max_length=len(scopes.SCOPES))
+        expires_in = serializers.IntegerField(required=False, min_value=60, max_value=services.MAX_EXPIRES_IN,
+                                              help_text="seconds; no expiry when left out")
+
+        class Meta:
+            ref_name = "ApiTokenCreate"
+
+    class CreatedSerializer(ApiTokenSerializer):
+        token = serializers.CharField(help_text="the token: shown only in this response")
+
+        class Meta:
+            ref_name = "ApiTokenCreated"
+
+    @extend_schema(operation_id="me_tokens_list", responses={200: ApiTokenSerializer(many=True), **errors("forbidden")})
+    def get(self, request):
+        if not request.auth.first_party:
+            services.token_list_refused()
+        return Response([token_json(t) for t in selectors.live_tokens(request.user)])
+
+    @extend_schema(
+        operation_id="me_tokens_create",
+        description="A personal access token with the scopes you choose (`read`, `play`, `host`, `webhooks`; `bot` for "
+        "a bot account) and an optional lifetime. The token is in this answer only; it is stored hashed.",
+        request=InputSerializer,
+        responses={201: CreatedSerializer, **errors("invalid", "forbidden")},
+    )
+    def post(self, request):
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        token, raw = services.personal_token_create(user=request.user, grant=request.auth, name=data["name"],
+                                                    scopes_asked=data["scopes"], expires_in=data.get("expires_in"))
+        return Response({**token_json(token), "token": raw}, status=201)
+
+
+class MeTokenDetailApi(APIView):
+    scopes = {"DELETE": None}
+
+    @extend_schema(
+        operation_id="me_tokens_revoke",
+        description="Revoke one of your tokens: within a second no process accepts it.",
+        responses={204: None, **errors("forbidden", "not_found")},
+    )
+    def delete(self, request, token_id):
+        services.token_revoke(user=request.user, grant=request.auth, token_id=token_id)
+        return Response(status=204)

@@ -1,6 +1,7 @@
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 
 
 class CaseInsensitiveUserManager(UserManager):
@@ -36,3 +37,37 @@ class User(AbstractUser):
                 violation_error_message="A user with that username already exists.",
             ),
         ]
+
+
+class ApiToken(models.Model):
+    """An API token, stored as its SHA-256 digest only: neither the database nor the admin can
+    show it again (the prefix identifies it). First-party tokens come from `/auth/token` and
+    `/auth/register` and hold every scope but `bot`; personal access tokens are made by their
+    owner with the scopes and expiry they choose (`/me/tokens`). OAuth apps' tokens are
+    django-oauth-toolkit's, stored hashed too."""
+
+    class Kind(models.TextChoices):
+        FIRST_PARTY = "first_party"
+        PERSONAL = "personal"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=12, help_text="the token's first characters, to recognise it")
+    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the token, hex")
+    scopes = models.JSONField(default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "kind"])]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.get_kind_display()}, {self.user})"
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or self.expires_at > timezone.now())

@@ -41,3 +41,14 @@ def user_ratings(user) -> dict:
     from games.services import ratings
 
     return ratings.ratings_of(user)
+
+
+def live_tokens(user):
+    """The user's tokens that still work (not revoked, not expired), newest first."""
+    from django.db.models import Q
+    from django.utils import timezone
+
+    from accounts.models import ApiToken
+
+    return ApiToken.objects.filter(user=user, revoked_at=None).filter(
+        Q(expires_at=None) | Q(expires_at__gt=timezone.now())).order_by("-created_at", "-id")

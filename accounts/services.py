@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
-from rest_framework.authtoken.models import Token
+from django.utils import timezone
 
-from config.errors import Invalid
+from config.errors import Forbidden, Invalid, NotFound
 
-from . import tokens
-from .models import User
+from . import scopes, tokens
+from .models import ApiToken, User
+
+# First-party tokens a user keeps at most (one per login, `/auth/token`): past it, the oldest
+# are revoked, so a script that logs in in a loop does not grow the table without end.
+MAX_FIRST_PARTY_TOKENS = 50
+MAX_PERSONAL_TOKENS = 50
+MAX_EXPIRES_IN = 366 * 24 * 3600
 
 
 def user_register(*, username: str, password: str, email: str = "") -> tuple[User, str]:
@@ -27,17 +35,96 @@ def user_register(*, username: str, password: str, email: str = "") -> tuple[Use
     try:
         with transaction.atomic():
             user.save()
-            token = Token.objects.create(user=user)
+            token = token_issue(user=user)
     except IntegrityError as exc:
         raise Invalid("that username is taken", {"fields": {"username": ["already taken"]}}) from exc
-    return user, token.key
+    return user, token
+
+
+def token_issue(*, user: User) -> str:
+    """A new first-party token (a login: `/auth/token`, `/auth/register`), every scope but
+    `bot`. Only its digest is stored; the token itself is returned once."""
+    raw = tokens.mint(tokens.PREFIX_FIRST_PARTY)
+    with transaction.atomic():
+        ApiToken.objects.create(user=user, kind=ApiToken.Kind.FIRST_PARTY, prefix=raw[:8], digest=tokens.digest(raw),
+                                scopes=list(scopes.FIRST_PARTY))
+        stale = list(ApiToken.objects.filter(user=user, kind=ApiToken.Kind.FIRST_PARTY, revoked_at=None)
+                     .order_by("-created_at", "-id").values_list("pk", flat=True)[MAX_FIRST_PARTY_TOKENS:])
+        if stale:
+            _revoke(ApiToken.objects.filter(pk__in=stale))
+    return raw
+
+
+def _revoke(queryset) -> int:
+    """Revoke tokens (each one's save drops it from every process's cache, accounts.tokens)."""
+    count = 0
+    for token in queryset.filter(revoked_at=None):
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+        count += 1
+    return count
 
 
 def token_regenerate(*, user: User) -> str:
-    """Invalidate the user's token and issue a new one (operators, from the admin)."""
+    """Revoke the user's tokens, first-party and personal, and issue a new first-party one
+    (operators, from the admin)."""
     with transaction.atomic():
-        Token.objects.filter(user=user).delete()
-        return Token.objects.create(user=user).key
+        _revoke(ApiToken.objects.filter(user=user))
+        return token_issue(user=user)
+
+
+def tokens_revoke(queryset) -> int:
+    """The admin's revocation."""
+    with transaction.atomic():
+        return _revoke(queryset)
+
+
+def personal_token_create(*, user: User, grant: scopes.Grant, name: str, scopes_asked: list[str],
+                          expires_in: int | None) -> tuple[ApiToken, str]:
+    """A personal access token with the scopes asked (within what the account may hold) and an
+    optional lifetime; only a first-party login (a session, a first-party token) makes one, so a
+    token can never mint a stronger one. Returns the row and the token, shown once."""
+    _first_party_only(grant)
+    asked = sorted(set(scopes_asked), key=list(scopes.SCOPES).index)
+    allowed = held_scopes(user)
+    refused = [s for s in asked if s not in allowed]
+    if refused:
+        raise Invalid(f"this account cannot hold {', '.join(refused)}", {"fields": {"scopes": [
+            f"{s}: {'only a bot account holds it' if s == scopes.BOT else 'unknown scope'}" for s in refused]}})
+    raw = tokens.mint(tokens.PREFIX_PERSONAL)
+    with transaction.atomic():
+        if ApiToken.objects.filter(user=user, kind=ApiToken.Kind.PERSONAL, revoked_at=None).count() >= MAX_PERSONAL_TOKENS:
+            raise Invalid(f"at most {MAX_PERSONAL_TOKENS} personal access tokens", {"fields": {"non_field_errors": [
+                "revoke one first"]}})
+        token = ApiToken.objects.create(
+            user=user, kind=ApiToken.Kind.PERSONAL, name=name, prefix=raw[:8], digest=tokens.digest(raw), scopes=asked,
+            expires_at=None if expires_in is None else timezone.now() + timedelta(seconds=expires_in),
+        )
+    return token, raw
+
+
+def held_scopes(user: User) -> tuple[str, ...]:
+    """The scopes this account's tokens may hold (`bot`: a bot account's)."""
+    return tuple(scopes.SCOPES) if getattr(user, "is_bot_account", False) else scopes.FIRST_PARTY
+
+
+def token_revoke(*, user: User, grant: scopes.Grant, token_id: int) -> None:
+    """Revoke one of the user's tokens (first-party or personal); 404 for another's."""
+    _first_party_only(grant)
+    with transaction.atomic():
+        token = ApiToken.objects.select_for_update().filter(user=user, pk=token_id, revoked_at=None).first()
+        if token is None:
+            raise NotFound("no such token")
+        _revoke(ApiToken.objects.filter(pk=token.pk))
+
+
+def _first_party_only(grant: scopes.Grant) -> None:
+    if not grant.first_party:
+        token_list_refused()
+
+
+def token_list_refused():
+    raise Forbidden("tokens are managed with a first-party login (the web client, or a token from /auth/token)")
 
 
 def users_deactivate(queryset) -> int:
@@ -48,11 +135,6 @@ def users_deactivate(queryset) -> int:
         count = User.objects.filter(pk__in=ids).update(is_active=False)
         transaction.on_commit(lambda: tokens.forget_users(ids))
     return count
-
-
-def token_for(*, user: User) -> str:
-    token, _ = Token.objects.get_or_create(user=user)
-    return token.key
 
 
 def bot_user_get_or_create(*, level: str) -> User:

@@ -36,7 +36,12 @@ def test_weak_password_and_missing_fields_are_invalid(anon):
 def test_token_for_good_credentials_and_invalid_for_bad(anon, make_user):
     user = make_user(username="dave")
     r = anon.post("/api/v1/auth/token", {"username": "dave", "password": "correct horse battery"}, format="json")
-    assert r.status_code == 200 and r.json()["token"] == user.token
+    # Each login is a token of its own (only its digest is stored: the first cannot be shown again).
+    assert r.status_code == 200 and r.json()["token"] != user.token
+    for token in (r.json()["token"], user.token):
+        anon.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        assert anon.get("/api/v1/me").json()["username"] == "dave"
+    anon.credentials()
     r = anon.post("/api/v1/auth/token", {"username": "dave", "password": "wrong"}, format="json")
     assert r.status_code == 400 and r.json()["code"] == "invalid"
     assert "correct horse" not in r.content.decode()

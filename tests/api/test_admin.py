@@ -4,6 +4,7 @@ card on any admin page."""
 import random
 
 import pytest
+from rest_framework.test import APIClient
 
 from accounts.models import User
 from games.models import Table
@@ -23,12 +24,31 @@ def test_user_admin_searches_deactivates_and_regenerates_tokens(operator, make_u
     user = make_user(username="findme")
     page = operator.get("/admin/accounts/user/?q=findme")
     assert page.status_code == 200 and b"findme" in page.content
-    old = user.token
     operator.post("/admin/accounts/user/", {"action": "regenerate_token", "_selected_action": [user.pk]})
     assert user.api.get("/api/v1/me").status_code == 401
+    assert user.api_tokens.filter(revoked_at=None).count() == 1  # a new one, shown to nobody
     operator.post("/admin/accounts/user/", {"action": "deactivate", "_selected_action": [user.pk]})
     user.refresh_from_db()
-    assert not user.is_active and user.auth_token.key != old
+    assert not user.is_active
+
+
+@pytest.mark.django_db
+def test_the_token_admin_shows_prefixes_never_tokens_and_revokes(operator, make_user):
+    from accounts.models import ApiToken
+
+    user = make_user(username="holder")
+    made = user.api.post("/api/v1/me/tokens", {"name": "laptop", "scopes": ["read"]}, format="json").json()
+    page = operator.get("/admin/accounts/apitoken/")
+    text = page.content.decode()
+    assert page.status_code == 200 and made["prefix"] in text and "laptop" in text
+    assert made["token"] not in text and user.token not in text
+    detail = operator.get(f"/admin/accounts/apitoken/{made['id']}/change/").content.decode()
+    assert made["token"] not in detail and ApiToken.objects.get(pk=made["id"]).digest not in detail
+    operator.post("/admin/accounts/apitoken/", {"action": "revoke", "_selected_action": [made["id"]]})
+    refused = APIClient()
+    refused.credentials(HTTP_AUTHORIZATION=f"Token {made['token']}")
+    assert refused.get("/api/v1/me").status_code == 401
+    assert user.api.get("/api/v1/me").status_code == 200  # the other token stays
 
 
 @pytest.mark.django_db

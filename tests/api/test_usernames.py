@@ -103,4 +103,7 @@ def test_the_migration_renames_later_case_duplicates_and_keeps_the_first():
 def test_a_token_is_issued_for_the_username_in_any_case():
     registered = register("Quinn").json()
     response = APIClient().post("/api/v1/auth/token", {"username": "qUINN", "password": PASSWORD}, format="json")
-    assert response.status_code == 200 and response.json()["token"] == registered["token"]
+    assert response.status_code == 200 and response.json()["token"] != registered["token"]  # a login of its own
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
+    assert client.get("/api/v1/me").json()["username"] == "Quinn"
