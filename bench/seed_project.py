@@ -26,7 +26,7 @@ import django  # noqa: E402
 django.setup()
 
 from accounts.models import User  # noqa: E402
-from accounts.services import token_for  # noqa: E402
+from accounts.services import token_issue  # noqa: E402
 from games.services import automation  # noqa: E402
 from games.services import tables as table_services  # noqa: E402
 
@@ -37,7 +37,7 @@ def new_player(name: str) -> tuple[User, str]:
     user = User(username=f"bench_{RUN}_{name}")
     user.set_unusable_password()
     user.save()
-    return user, token_for(user=user)
+    return user, token_issue(user=user)
 
 
 def started_table(name: str, humans: int, options: dict) -> dict:

@@ -247,7 +247,7 @@ def project_env(database_url: str, redis_url: str, throttles: bool, extra: dict 
         "SECURE_SSL_REDIRECT": "false",
         "SECURE_HSTS_SECONDS": "0",
         "LOG_LEVEL": "WARNING",
-        "API_THROTTLE_RATES": "anon=1000000/min,user=1000000/min,moves=1000000/min" if throttles else "off",
+        "API_THROTTLE_RATES": "anon=1000000/min,user=1000000/min,moves=1000000/min,polls=1000000/min" if throttles else "off",
     }
     return {**env, **(extra or {})}
 

@@ -12,6 +12,8 @@ from django.views import csrf, defaults
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
+from config.sqlite3.base import DatabaseBusy
+
 
 class ApiError(Exception):
     status = 400
@@ -57,14 +59,25 @@ class IdempotencyKeyReused(ApiError):
     status, code, default_message = 409, "idempotency_key_reused", "this Idempotency-Key was used with another request"
 
 
-class Throttled(ApiError):
-    """A limit of the service's own (not a DRF throttle's rate), with the seconds to wait."""
-
-    status, code, default_message = 429, "throttled", "request was throttled"
+class _RetryLater(ApiError):
+    """Refused for now, with the seconds to wait (`detail.retry_after`, the Retry-After header)."""
 
     def __init__(self, message: str | None = None, *, retry_after: int):
         super().__init__(message, {"retry_after": retry_after})
         self.headers = {"Retry-After": str(retry_after)}
+
+
+class Throttled(_RetryLater):
+    """A limit of the service's own (not a DRF throttle's rate)."""
+
+    status, code, default_message = 429, "throttled", "request was throttled"
+
+
+class Unavailable(_RetryLater):
+    """The embedded database stayed busy past SQLITE_WRITE_WAIT: nothing was written, and the
+    same request (with its Idempotency-Key) can simply be sent again."""
+
+    status, code, default_message = 503, "unavailable", "the database is busy: try again shortly"
 
 
 def error_body(code: str, message: str, detail: dict | None = None) -> dict:
@@ -89,6 +102,8 @@ def _messages(value):
 
 def exception_handler(exc, context):
     headers = {}
+    if isinstance(exc, DatabaseBusy):
+        exc = Unavailable(retry_after=5)
     if isinstance(exc, ApiError):
         return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status, headers=exc.headers)
     if isinstance(exc, RequestDataTooBig):

@@ -5,24 +5,25 @@ It is echoed in the response. Log lines carry method, path and status, never bod
 or cards: a log line is treated as visible to every player.
 
 The access log (`access`, called by the edge, games.edge.app, once per request whichever door
-served it) goes through a queue to a thread of its own: writing to a slow stderr pipe must never
-stall the event loop that serves every request of the process."""
+served it) is written by a thread of its own: writing to a slow stderr pipe must never stall the
+event loop that serves every request of the process."""
 
 from __future__ import annotations
 
+import atexit
 import contextvars
 import json
 import logging
-import queue
+import random
 import re
 import threading
-import uuid
+import time
 from datetime import UTC, datetime
-from logging.handlers import QueueListener
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+_ids = random.Random()  # seeded from the system's entropy once
 # The edge's per-request holder of the authenticated user's id, for its access-log line: written
 # by the API's authentication wherever it runs (a view's thread shares the holder).
 _user_holder: contextvars.ContextVar[list | None] = contextvars.ContextVar("request_user", default=None)
@@ -48,8 +49,9 @@ def request_id(incoming: str | None) -> str:
     """The one request-id rule, for the edge (games.edge.app) and this middleware alike: the
     client's `X-Request-ID` when it is a short token of safe characters (up to 64 of
     `A-Z a-z 0-9 . _ -`), else a new random id. Anything else would be echoed into a response
-    header and every log line."""
-    return incoming if incoming and _SAFE_ID.match(incoming) else uuid.uuid4().hex
+    header and every log line. (An id needs to be unique, not secret: 128 random bits from
+    Python's generator, without a system call per request.)"""
+    return incoming if incoming and _SAFE_ID.match(incoming) else f"{_ids.getrandbits(128):032x}"
 
 
 class RequestIdMiddleware:
@@ -95,50 +97,60 @@ class RequestIdFilter(logging.Filter):
 
 ACCESS = logging.getLogger("cardgames.access")
 _FIELDS = ("method", "path", "route", "duration_ms", "user_id")
-_queue: queue.SimpleQueue = queue.SimpleQueue()
-_listener: QueueListener | None = None
-_listener_lock = threading.Lock()
+# Access-log records wait here; a thread of their own writes them every WRITE_EVERY seconds, so
+# the loop that serves every request of the process never waits on a slow stderr pipe, and is
+# not woken to hand over each line.
+WRITE_EVERY = 0.05
+_pending: list[logging.LogRecord] = []
+_pending_lock = threading.Lock()
+_writer: threading.Thread | None = None
 
 
-class _Forward(logging.Handler):
-    """On the listener's thread: the record handled by the access logger, as if logged there
-    (its filters, then the handlers configured now, LOGGING's or a test's)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
+def _write() -> None:
+    """Hand the waiting records to the access logger (its filters, then the handlers configured
+    now: LOGGING's, a test's), in order."""
+    global _pending
+    with _pending_lock:
+        batch, _pending = _pending, []
+    for record in batch:
         ACCESS.handle(record)
 
 
+def _write_forever() -> None:
+    while True:
+        time.sleep(WRITE_EVERY)
+        _write()
+
+
 def _started() -> None:
-    global _listener
-    if _listener is None:
-        with _listener_lock:
-            if _listener is None:
-                _listener = QueueListener(_queue, _Forward())
-                _listener.start()
+    global _writer
+    if _writer is None:
+        with _pending_lock:
+            if _writer is None:
+                _writer = threading.Thread(target=_write_forever, name="access-log", daemon=True)
+                _writer.start()
+                atexit.register(_write)
 
 
 def access(*, request_id: str, method: str, path: str, route: str, status: int, duration_ms: float,
            user_id: int | None) -> None:
     """One access-log line (no query string: nothing in it is needed, and nothing secret may be),
-    made here and written by the listener's thread."""
+    made here and written by the writer thread."""
     if not ACCESS.isEnabledFor(logging.INFO):
         return
     _started()
-    _queue.put(ACCESS.makeRecord(ACCESS.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, status), None, extra={
+    record = ACCESS.makeRecord(ACCESS.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, status), None, extra={
         "request_id": request_id, "method": method, "path": path, "route": route, "status_code": status,
         "duration_ms": round(duration_ms, 3), "user_id": user_id,
-    }))
+    })
+    with _pending_lock:
+        _pending.append(record)
 
 
-def access_drained(timeout: float = 5.0) -> bool:
-    """Wait until the access log's queue is written out (tests)."""
-    import time
-
-    end = time.monotonic() + timeout
-    while not _queue.empty() and time.monotonic() < end:
-        time.sleep(0.01)
-    time.sleep(0.02)  # the record taken last is being handled
-    return _queue.empty()
+def access_drained() -> bool:
+    """Write the waiting access-log records now (tests)."""
+    _write()
+    return True
 
 
 class JsonFormatter(logging.Formatter):

@@ -9,7 +9,9 @@ from rest_framework import serializers
 
 class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="machine code: invalid, illegal_move, not_authenticated, forbidden, "
-                                 "not_found, not_your_turn, stale_version, conflict, idempotency_key_reused, throttled; "
+                                 "insufficient_scope (detail.required names the scope), not_found, not_your_turn, "
+                                 "stale_version, conflict, idempotency_key_reused, throttled; unavailable (503: the embedded "
+                                 "database stayed busy, nothing written: send the same request again after Retry-After); "
                                  "also method_not_allowed (405), too_large (413, a body over the size limit), "
                                  "server_error (500)")
     message = serializers.CharField(help_text="human-readable text")
@@ -24,6 +26,7 @@ _STATUS_OF = {
     "illegal_move": 400,
     "not_authenticated": 401,
     "forbidden": 403,
+    "insufficient_scope": 403,
     "not_found": 404,
     "not_your_turn": 409,
     "stale_version": 409,
@@ -36,7 +39,7 @@ _STATUS_OF = {
 def errors(*codes: str) -> dict:
     """Error responses for an operation, grouped by status, naming the codes it can return."""
     by_status: dict[int, list[str]] = {}
-    for code in ("not_authenticated", "throttled", *codes):
+    for code in ("not_authenticated", "insufficient_scope", "throttled", *codes):
         by_status.setdefault(_STATUS_OF[code], []).append(code)
     return {
         status: OpenApiResponse(ErrorSerializer, description="Error codes: " + ", ".join(f"`{c}`" for c in names))

@@ -33,9 +33,11 @@ case "${1:-web}" in
       ALLOWED_HOSTS="$ALLOWED_HOSTS,$(python -c 'import socket; print(socket.gethostbyname(socket.gethostname()))')"
       export ALLOWED_HOSTS
     fi
+    # No --proxy-headers: uvicorn would take the client's address from X-Forwarded-For, which a
+    # client can forge; the service reads that header itself, as far as TRUSTED_PROXIES says to
+    # trust it, and the scheme from X-Forwarded-Proto (SECURE_PROXY_SSL_HEADER).
     exec uvicorn config.asgi:application --host 0.0.0.0 --port "${PORT:-8000}" \
-      --workers "${WEB_CONCURRENCY:-2}" --proxy-headers --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-*}" \
-      --no-access-log
+      --workers "${WEB_CONCURRENCY:-2}" --no-proxy-headers --no-access-log
     ;;
   worker)
     # JSON log lines only (config/task_logs.py): --quiet leaves out the start-up banner.

@@ -13,20 +13,20 @@ _names = itertools.count()
 @pytest.fixture
 def make_user(db):
     """make_user(staff=False) -> a user with a token and an authenticated APIClient as `.api`."""
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
+    from accounts import services
     from accounts.models import User
 
     def make(staff: bool = False, username: str | None = None):
         user = User.objects.create_user(
             username=username or f"player{next(_names)}", password="correct horse battery", is_staff=staff
         )
-        token = Token.objects.create(user=user)
+        token = services.token_issue(user=user)
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
         user.api = client
-        user.token = token.key
+        user.token = token
         return user
 
     return make

@@ -41,7 +41,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "corsheaders",
+    "oauth2_provider",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "accounts",
@@ -50,6 +51,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.logs.RequestIdMiddleware",
+    # The RateLimit fields of a throttled answer (the edge adds the same to its own).
+    "config.throttling.RateLimitHeadersMiddleware",
+    # CORS answers for CORS_ALLOWED_ORIGINS on /api/ and /oauth/ (the edge runs the same code).
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # servestatic is WhiteNoise's async-capable fork: WhiteNoise's middleware is sync-only,
     # and one sync middleware would pin every waiting long-poll to a thread.
@@ -160,7 +165,9 @@ else:
 def throttle_rates() -> dict:
     """API_THROTTLE_RATES: `off`, or `scope=rate,...` (e.g. `user=1200/min,anon=60/min,moves=300/min`)."""
     raw = os.environ.get("API_THROTTLE_RATES", "")
-    rates = {"anon": "120/min", "user": "3000/min", "moves": "600/min"}
+    # polls: per user and web process (counted in memory, config/throttling.py), generous enough
+    # for a client long-polling many tables; a `?wait=` poll counts once however long it waits.
+    rates = {"anon": "120/min", "user": "3000/min", "moves": "600/min", "polls": "1200/min"}
     if raw.strip().lower() == "off":
         return {}
     for item in raw.split(","):
@@ -188,7 +195,8 @@ REST_FRAMEWORK = {
         # session's unsafe request), the same function the edge's routes call.
         "games.edge.auth.EdgeAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Every operation names the scope it needs (`scopes` on its view, accounts.scopes).
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated", "accounts.scopes.ScopeRequired"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.errors.exception_handler",
     # JSON only (with a nesting limit, config/parsers.py): the API has no form or multipart
@@ -206,6 +214,10 @@ REST_FRAMEWORK = {
         else []
     ),
     "DEFAULT_THROTTLE_RATES": THROTTLE_RATES,
+    # The client's address for the throttles: REMOTE_ADDR, or the entry of X-Forwarded-For this
+    # many proxies from the end (TRUSTED_PROXIES: how many proxies in front of the service add
+    # to it). 0: the header is not trusted at all, so a forged one buys no fresh quota.
+    "NUM_PROXIES": int(os.environ.get("TRUSTED_PROXIES", "0")),
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
@@ -239,6 +251,8 @@ SPECTACULAR_SETTINGS = {
         "TableStatusEnum": "games.models.Table.Status",
         "VoteStatusEnum": ["open", "passed", "failed", "tied", "decided"],
         "WebhookEventEnum": "games.services.webhooks.EVENTS",
+        "ApiTokenKindEnum": "accounts.models.ApiToken.Kind",
+        "KindEnum": ["remove", "modify", "restore", "base_rule"],  # a Rule Vote's (its name before tokens had kinds)
     },
 }
 
@@ -297,6 +311,33 @@ LEADERBOARD_MIN_GAMES = int(os.environ.get("LEADERBOARD_MIN_GAMES", "5"))
 # Quick play seats a player only at a waiting table whose average rating is this close.
 QUICK_PLAY_MAX_RATING_GAP = int(os.environ.get("QUICK_PLAY_MAX_RATING_GAP", "400"))
 IDEMPOTENCY_TTL_HOURS = 24
+
+# CORS (django-cors-headers): browser apps on these origins (scheme://host[:port], comma-separated)
+# may call the API and the OAuth endpoints; every other origin gets no CORS answer. What a browser
+# app needs to read of an answer is exposed (ETag for polling, the rate-limit fields, the ids).
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS")
+CORS_URLS_REGEX = r"^/(api/|oauth/|\.well-known/oauth-authorization-server$)"
+CORS_EXPOSE_HEADERS = ["ETag", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After",
+                       "X-Request-ID", "Idempotent-Replayed"]
+CORS_ALLOW_HEADERS = ["accept", "authorization", "content-type", "idempotency-key", "if-none-match", "last-event-id",
+                      "x-request-id"]
+
+# Third-party apps (docs/api.md, "Third-party apps: OAuth2, scoped tokens, CORS"): django-oauth-toolkit's authorization code grant with PKCE
+# (S256 only), access tokens for an hour, refresh tokens rotated on use (a reused one revokes its
+# family), every token stored hashed (RFC 9700's token storage), no implicit or password grant.
+OAUTH2_PROVIDER = {
+    "SCOPES_BACKEND_CLASS": "accounts.oauth.ScopesBackend",  # accounts.scopes, in words
+    "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": 90 * 24 * 3600,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "PKCE_REQUIRED": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http"],
+}
 
 # Metrics (config/metrics.py, docs/operations.md "Metrics"): GET /metrics on the web processes,
 # and with METRICS_PORT the worker's and beat's own port. METRICS_TOKEN, when set, is required as

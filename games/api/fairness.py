@@ -10,6 +10,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.scopes import READ
 from config.errors import ApiError, Invalid
 from config.schema import ErrorSerializer, errors
 from games.services import export
@@ -136,6 +137,7 @@ EXPORT_REQUEST = {
 
 
 class TableExportApi(APIView):
+    scopes = {"GET": READ}
     @extend_schema(
         operation_id="tables_export",
         description="A finished table (aborted ones too) as one `cardgames-table/1` document "
@@ -148,6 +150,7 @@ class TableExportApi(APIView):
 
 
 class ReplayVerifyApi(APIView):
+    scopes = {"POST": READ}
     class OutputSerializer(serializers.Serializer):
         valid = serializers.BooleanField()
         reason = serializers.CharField(

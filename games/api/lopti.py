@@ -13,6 +13,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.scopes import HOST, PLAY, READ
 from config.errors import Invalid
 from config.schema import IDEMPOTENCY_KEY, errors
 from games import selectors
@@ -193,6 +194,7 @@ def _body(request) -> dict:
 
 
 class HouseRulesApi(Idempotent, APIView):
+    scopes = {"GET": READ, "POST": PLAY}
     @extend_schema(operation_id="lopti_house_rules_list", responses={200: RuleViewSerializer(many=True), **errors("not_found", "conflict")})
     def get(self, request, table_id):
         return Response(selectors.house_rules(selectors.lopti_table(table_id)))
@@ -229,6 +231,7 @@ class HouseRulesApi(Idempotent, APIView):
 
 
 class HouseRuleDetailApi(APIView):
+    scopes = {"PATCH": PLAY, "DELETE": PLAY}
     @extend_schema(
         operation_id="lopti_house_rules_edit",
         description="The author, before the next round begins (L-11.5).",
@@ -254,6 +257,7 @@ class HouseRuleDetailApi(APIView):
 
 
 class RuleVotesApi(Idempotent, APIView):
+    scopes = {"POST": PLAY}
     @extend_schema(
         operation_id="lopti_votes_propose",
         description="L-12.1: propose a change; the proposal counts as your yes ballot. One vote per round.",
@@ -272,12 +276,14 @@ class RuleVotesApi(Idempotent, APIView):
 
 
 class RuleVoteDetailApi(APIView):
+    scopes = {"GET": READ}
     @extend_schema(operation_id="lopti_votes_retrieve", responses={200: VOTE_DOC, **errors("not_found", "conflict")})
     def get(self, request, table_id, vote_id):
         return Response(selectors.vote_detail(selectors.lopti_table(table_id), vote_id))
 
 
 class BallotsApi(Idempotent, APIView):
+    scopes = {"POST": PLAY}
     class InputSerializer(serializers.Serializer):
         yes = serializers.BooleanField()
 
@@ -302,6 +308,7 @@ class BallotsApi(Idempotent, APIView):
 
 
 class ChampionsApi(Idempotent, APIView):
+    scopes = {"POST": PLAY}
     @extend_schema(
         operation_id="lopti_votes_champion",
         description="Come forward as your side's representative (L-12.3).",
@@ -318,12 +325,14 @@ class ChampionsApi(Idempotent, APIView):
 
 
 class DuelDetailApi(APIView):
+    scopes = {"GET": READ}
     @extend_schema(operation_id="lopti_duels_retrieve", responses={200: DUEL_DOC, **errors("not_found", "conflict")})
     def get(self, request, table_id, duel_id):
         return Response(selectors.duel_detail(selectors.lopti_table(table_id), duel_id))
 
 
 class ThrowsApi(Idempotent, APIView):
+    scopes = {"POST": PLAY}
     class InputSerializer(serializers.Serializer):
         throw = serializers.ChoiceField(choices=["rock", "paper", "scissors"])
 
@@ -348,6 +357,7 @@ class ThrowsApi(Idempotent, APIView):
 
 
 class SessionsApi(Idempotent, APIView):
+    scopes = {"POST": HOST}
     @extend_schema(
         operation_id="lopti_sessions_new",
         description="The host, between rounds: start a new session (L-2.1); rules reset and the table waits in "

@@ -9,6 +9,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.scopes import READ, WEBHOOKS
 from config.schema import errors
 from games.edge import events
 from games.edge.http import Renderer, Request, to_django
@@ -44,6 +45,8 @@ class TableEventsApi(APIView):
     client) gets the same opening — the reconnection delay and the current state — and the
     stream ends there: an EventSource reconnects with Last-Event-ID, so the client degrades to
     polling."""
+
+    scopes = {"GET": READ}
 
     renderer_classes = [Renderer]
     content_negotiation_class = _JsonErrors
@@ -101,6 +104,7 @@ class WebhookCreatedSerializer(WebhookOutputSerializer):
 
 
 class WebhooksApi(APIView):
+    scopes = {"GET": WEBHOOKS, "POST": WEBHOOKS}
     class InputSerializer(serializers.Serializer):
         url = serializers.CharField(max_length=2000, help_text="http(s); hosts that resolve to private addresses are refused")
         events = serializers.ListField(child=serializers.ChoiceField(choices=webhooks.EVENTS), min_length=1, max_length=len(webhooks.EVENTS))
@@ -128,6 +132,7 @@ class WebhooksApi(APIView):
 
 
 class WebhookDetailApi(APIView):
+    scopes = {"GET": WEBHOOKS, "PATCH": WEBHOOKS, "DELETE": WEBHOOKS}
     class PatchSerializer(serializers.Serializer):
         url = serializers.CharField(max_length=2000, required=False)
         events = serializers.ListField(
@@ -160,6 +165,7 @@ class WebhookDetailApi(APIView):
 
 
 class WebhookDeliveriesApi(APIView):
+    scopes = {"GET": WEBHOOKS}
     class OutputSerializer(serializers.Serializer):
         id = serializers.UUIDField(help_text="the Webhook-Id header, the same on every try")
         event = serializers.ChoiceField(choices=webhooks.EVENTS)

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import User
+from accounts.scopes import PLAY, READ
 from config.errors import NotFound
 from config.schema import IDEMPOTENCY_KEY, errors
 from games import selectors
@@ -39,6 +40,7 @@ class LeaderboardEntrySerializer(RatingSerializer):
 
 
 class LeaderboardApi(APIView):
+    scopes = {"GET": READ}
     class Pagination(PageNumberPagination):
         page_size = 50
 
@@ -63,6 +65,7 @@ class LeaderboardApi(APIView):
 
 
 class PlayerApi(APIView):
+    scopes = {"GET": READ}
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
         is_bot = serializers.BooleanField()
@@ -83,6 +86,7 @@ class PlayerApi(APIView):
 
 
 class QuickPlayApi(Idempotent, APIView):
+    scopes = {"POST": PLAY, "DELETE": PLAY}
     class InputSerializer(serializers.Serializer):
         seats = serializers.IntegerField(required=False, min_value=2, max_value=7, help_text="default: 4 (2 for Lopti's minimum games)")
         options = serializers.DictField(required=False, default=dict, help_text="the game's options (GET /games); bot_delay and rated are quick play's")

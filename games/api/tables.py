@@ -6,13 +6,14 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.pagination import LimitOffsetPagination
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.scopes import HOST, PLAY, READ
 from config.errors import Invalid
 from config.schema import IDEMPOTENCY_KEY, errors
+from config.throttling import PollRateThrottle
 from games import selectors
 from games.edge import moves as edge_moves
 from games.edge.http import Renderer, to_django
@@ -80,6 +81,7 @@ class StateSerializer(serializers.Serializer):
 
 
 class GamesApi(APIView):
+    scopes = {"GET": None}  # public: anyone, any credential
     permission_classes: list = []
 
     class OutputSerializer(serializers.Serializer):
@@ -116,6 +118,7 @@ class GamesApi(APIView):
 
 
 class TablesApi(Idempotent, APIView):
+    scopes = {"GET": READ, "POST": HOST}
     class InputSerializer(serializers.Serializer):
         game = serializers.ChoiceField(choices=selectors.game_slugs())
         seats = serializers.IntegerField(
@@ -201,12 +204,14 @@ class TablesApi(Idempotent, APIView):
 
 
 class TableDetailApi(APIView):
+    scopes = {"GET": READ}
     @extend_schema(operation_id="tables_retrieve", responses={200: TableOutputSerializer, **errors("not_found")})
     def get(self, request, table_id):
         return Response(selectors.table_summary(selectors.get_table(table_id)))
 
 
 class TableJoinApi(Idempotent, APIView):
+    scopes = {"POST": PLAY}
     class InputSerializer(serializers.Serializer):
         seat = serializers.IntegerField(required=False, min_value=0)
 
@@ -229,6 +234,7 @@ class TableJoinApi(Idempotent, APIView):
 
 
 class TableLeaveApi(Idempotent, APIView):
+    scopes = {"POST": PLAY}
     @extend_schema(
         operation_id="tables_leave",
         parameters=[IDEMPOTENCY_KEY],
@@ -253,6 +259,7 @@ class TableLeaveApi(Idempotent, APIView):
 
 
 class TableStartApi(Idempotent, APIView):
+    scopes = {"POST": HOST}
     @extend_schema(
         operation_id="tables_start",
         parameters=[IDEMPOTENCY_KEY],
@@ -286,6 +293,8 @@ class MoveInputSerializer(serializers.Serializer):
 class TableMovesApi(Idempotent, APIView):
     """A thin adapter of the move endpoint (games.edge.moves), which the edge serves too: the same
     answer whichever door a move comes through (rendered by the edge's JSON renderer)."""
+
+    scopes = {"GET": READ, "POST": PLAY}
 
     throttle_scope = "moves"
     renderer_classes = [Renderer, BrowsableAPIRenderer]
@@ -359,10 +368,11 @@ class TableMovesApi(Idempotent, APIView):
 class TableStateApi(APIView):
     """Documents `GET /tables/{id}/state`, and names its policy: requests are served by the state
     endpoint (games.edge.state) through the edge or the async view games.api.state, so that a
-    waiting poll holds no thread. Polls are not throttled (a 304 costs no Redis round trip)."""
+    waiting poll holds no thread. Polls have their own throttle, counted in each process's memory
+    (config.throttling.PollRateThrottle: a 304 costs no Redis round trip)."""
 
-    permission_classes = [IsAuthenticated]
-    throttle_classes: list = []
+    scopes = {"GET": READ}
+    throttle_classes = [PollRateThrottle]
 
     @extend_schema(
         operation_id="tables_state",
@@ -389,6 +399,7 @@ class TableStateApi(APIView):
 
 
 class TableBotsApi(Idempotent, APIView):
+    scopes = {"POST": HOST}
     class InputSerializer(serializers.Serializer):
         seat = serializers.IntegerField(required=False, min_value=0)
         level = serializers.ChoiceField(choices=["random", "easy", "hard"])
@@ -412,6 +423,7 @@ class TableBotsApi(Idempotent, APIView):
 
 
 class TableBackApi(Idempotent, APIView):
+    scopes = {"POST": PLAY}
     @extend_schema(
         operation_id="tables_back",
         description="An `away` player takes the seat back from the bot (polling does not bring a player back).",

@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 # DATA_UPLOAD_MAX_MEMORY_SIZE).
 MAX_BODY = 16 * 1024
 _JSON_TYPES = ("application/json", "application/json; charset=utf-8", "application/json;charset=utf-8")
+GONE = "gone"
 
 
 class Edge:
@@ -82,10 +83,12 @@ class Edge:
                         if match is not None:
                             route[0] = _route(endpoint, scope)
                             answered = await self._serve(endpoint, match.group("table_id"), scope, receive, tracked,
-                                                         request_id, route)
+                                                         request_id)
+                            if answered is GONE:
+                                status[0] = 499  # the client left before its request was whole
                             break
             if not answered:
-                await self.django(scope, self._receive_for_django(scope, receive), tracked)
+                await self.django(scope, receive, tracked)
         finally:
             logs.request_id_var.reset(id_token)
             logs.release_user(user_token)
@@ -95,24 +98,9 @@ class Edge:
                         status=status[0], duration_ms=duration * 1000, user_id=holder[0])
             metrics.observe_request(name, scope["method"], status[0], duration)
 
-    @staticmethod
-    def _receive_for_django(scope, receive):
-        replay = scope.pop("cardgames.body", None)
-        if replay is None:
-            return receive
-        sent = False
-
-        async def again():
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": replay, "more_body": False}
-            return await receive()
-
-        return again
-
-    async def _serve(self, endpoint: Endpoint, table_id: str, scope, receive, send, request_id: str, route) -> bool:
-        """Answer the request at `endpoint`, or False: Django must."""
+    async def _serve(self, endpoint: Endpoint, table_id: str, scope, receive, send, request_id: str):
+        """Answer the request at `endpoint` (True), or False: Django must (decided before the
+        body is read), or GONE: the client left before its body arrived."""
         request = Request.from_scope(scope)
         secure = self.guard.admits(request)
         if secure is None:
@@ -134,18 +122,14 @@ class Edge:
                 return False
             body = await _read_body(receive, int(length))
             if body is None:
-                return True  # gone before its body arrived: nothing to answer
-            scope["cardgames.body"] = body  # for Django, if it must answer after all
+                return GONE  # nothing to answer
             request.body = body
         try:
             answer = await endpoint.serve(request, table_id, session_user=session_user)
         except Exception:
             log.exception("%s request failed", endpoint.name)
             answer = _server_error()
-        scope.pop("cardgames.body", None)
-        if session_user is not None:
-            patch_vary_headers(answer, ["Cookie"])  # what SessionMiddleware adds once a session is read
-        self._finish(answer, policy.view_headers, secure, request_id)
+        self._finish(request, answer, policy.view_headers, session_user is not None, secure, request_id)
         if answer.status >= 400:
             # A refused request logged by Django's own rule (django.request: a warning, an error
             # for a 5xx), as its handler logs one.
@@ -157,15 +141,20 @@ class Edge:
             await _send(answer, send)
         return True
 
-    def _finish(self, answer: Answer, view_headers: dict[str, str], secure: bool, request_id: str) -> None:
-        """What the view (DRF's default headers) and Django's middleware add to an answer."""
+    def _finish(self, request: Request, answer: Answer, view_headers: dict[str, str], by_session: bool, secure: bool,
+                request_id: str) -> None:
+        """What the view (DRF's default headers) and Django's middleware add to an answer, in
+        their order (the inner ones first, as they run on the way out)."""
         for name, value in view_headers.items():
             if name.lower() == "vary":
                 patch_vary_headers(answer, [v.strip() for v in value.split(",")])
             else:
                 answer.headers[name] = value
+        if by_session:
+            patch_vary_headers(answer, ["Cookie"])  # what SessionMiddleware adds once a session is read
         for name, value in self.guard.headers(secure):
             answer.headers.setdefault(name, value)
+        self.guard.cors(request, answer)
         answer.headers["X-Request-ID"] = request_id
 
     async def _lifespan(self, receive, send):
@@ -224,7 +213,7 @@ async def _read_body(receive, length: int) -> bytes | None:
 
 
 def _asgi_headers(answer: Answer) -> list[tuple[bytes, bytes]]:
-    return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers.items()]
+    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers.lowered()]
 
 
 async def _send(answer: Answer, send) -> None:

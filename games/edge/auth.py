@@ -1,16 +1,20 @@
 """The API's one authentication, for every path: the edge's own routes (games.edge.app) and every
 DRF view (`EdgeAuthentication`, the only class in REST_FRAMEWORK's DEFAULT_AUTHENTICATION_CLASSES).
 
-- `Authorization: Token <key>`: the key's active user, from the per-process cache
-  (accounts.tokens), else one query. A malformed header, an unknown key or an inactive user is a
+- `Authorization: Token <token>` or `Authorization: Bearer <token>` (a first-party token, a
+  personal access token, an OAuth app's access token): the token's active user and its grant
+  (accounts.scopes.Grant: kind and scopes), from the per-process cache (accounts.tokens), else
+  one query. A malformed header, an unknown, revoked or expired token or an inactive user is a
   401 with DRF's own words.
-- Otherwise the session cookie (the admin, the browsable API, a browser's EventSource): the
-  session's active user. DRF's views check CSRF for a session's unsafe request, as DRF's
-  SessionAuthentication does; the edge serves no unsafe request by session (Django does).
+- Otherwise the session cookie (the admin, the web client, a browser's EventSource): the
+  session's active user, with the first-party grant. DRF's views check CSRF for a session's
+  unsafe request, as DRF's SessionAuthentication does; the edge serves no unsafe request by
+  session (Django does).
 - Otherwise nobody: the view's permission (IsAuthenticated) answers 401.
 
-A header with another scheme (`Basic …`) is not ours and is ignored, as DRF's TokenAuthentication
-ignores it."""
+The grant is what DRF's views see as `request.auth`; accounts.scopes.ScopeRequired checks it
+against the operation's scope. A header with another scheme (`Basic …`) is not ours and is
+ignored, as DRF's TokenAuthentication ignores it."""
 
 from __future__ import annotations
 
@@ -23,10 +27,11 @@ from drf_spectacular.plumbing import build_bearer_security_scheme_object
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 
-from accounts import tokens
+from accounts import scopes, tokens
 from config.logs import note_user
 
 KEYWORD = "Token"
+SCHEMES = ("token", "bearer")
 
 
 def authenticate_header() -> str:
@@ -40,7 +45,7 @@ def token_of(authorization: str | None) -> str | None:
     if not authorization:
         return None
     parts = authorization.split()
-    if not parts or parts[0].lower() != KEYWORD.lower():
+    if not parts or parts[0].lower() not in SCHEMES:
         return None
     if len(parts) == 1:
         raise exceptions.AuthenticationFailed(_("Invalid token header. No credentials provided."))
@@ -50,46 +55,48 @@ def token_of(authorization: str | None) -> str | None:
 
 
 def cached_user(authorization: str | None):
-    """`authenticate`'s first step alone, for the edge on its event loop: the token's user when
-    the cache has it (no database), else None (then `authenticate` decides, off the loop)."""
+    """`authenticate`'s first step alone, for the edge on its event loop: (user, grant) when the
+    token cache has the token (no database), else None (then `authenticate` decides, off the loop)."""
     try:
         key = token_of(authorization)
     except exceptions.AuthenticationFailed:
         return None
-    user = None if key is None else tokens.cached(key)
-    if user is not None:
-        note_user(user.pk)
-    return user
+    found = None if key is None else tokens.cached(key)
+    if found is not None:
+        note_user(found[0].pk)
+    return found
 
 
 def token_user(key: str):
-    """The token's active user: the cache, else one query; AuthenticationFailed otherwise."""
-    user = tokens.cached(key) or tokens.lookup(key)
-    if user is not None:
-        return user
-    from rest_framework.authtoken.models import Token
+    """(user, grant) of a live token of an active user: the cache, else one query;
+    AuthenticationFailed otherwise."""
+    found = tokens.cached(key) or tokens.lookup(key)
+    if found is not None:
+        return found
+    from accounts.models import ApiToken
 
-    known = Token.objects.filter(key=key).select_related("user").first() if len(key) <= 64 else None
-    if known is None:
-        raise exceptions.AuthenticationFailed(_("Invalid token."))
-    raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+    owner = ApiToken.objects.filter(digest=tokens.digest(key)).values_list("user__is_active", flat=True).first()
+    if owner is False:
+        raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+    raise exceptions.AuthenticationFailed(_("Invalid token."))
 
 
 def authenticate(authorization: str | None, session_user=None):
-    """The caller's user, or None for nobody. `session_user`: a function that gives the session's
-    user, passed only when the request carries a session cookie (so a request without one never
-    touches a session). Raises AuthenticationFailed for a bad token. May query the database."""
+    """(user, grant) of the caller, or None for nobody. `session_user`: a function that gives the
+    session's user, passed only when the request carries a session cookie (so a request without
+    one never touches a session). Raises AuthenticationFailed for a bad token. May query the
+    database."""
     key = token_of(authorization)
-    user = None
+    found = None
     if key is not None:
-        user = token_user(key)
+        found = token_user(key)
     elif session_user is not None:
         user = session_user()
-        if user is None or not user.is_authenticated or not user.is_active:
-            user = None
-    if user is not None:
-        note_user(user.pk)
-    return user
+        if user is not None and user.is_authenticated and user.is_active:
+            found = user, scopes.SESSION
+    if found is not None:
+        note_user(found[0].pk)
+    return found
 
 
 def has_session_cookie(cookies: dict[str, str]) -> bool:
@@ -129,19 +136,20 @@ class EdgeAuthentication(BaseAuthentication):
         session_user = None
         if has_session_cookie(django_request.COOKIES):
             session_user = lambda: getattr(django_request, "user", None)  # noqa: E731 - AuthenticationMiddleware's
-        user = authenticate(django_request.META.get("HTTP_AUTHORIZATION"), session_user)
-        if user is None:
+        found = authenticate(django_request.META.get("HTTP_AUTHORIZATION"), session_user)
+        if found is None:
             return None
-        if token_of(django_request.META.get("HTTP_AUTHORIZATION")) is None:
+        if found[1] is scopes.SESSION:
             SessionAuthentication().enforce_csrf(request)
-        return user, None
+        return found
 
     def authenticate_header(self, request):
         return authenticate_header()
 
 
 class EdgeAuthenticationScheme(OpenApiAuthenticationExtension):
-    """How the schema documents `EdgeAuthentication`: a token, or else the session (either)."""
+    """How the schema documents `EdgeAuthentication`: a token (`Token` or `Bearer`), or else the
+    session (either)."""
 
     target_class = EdgeAuthentication
     name = ["tokenAuth", "cookieAuth"]

@@ -17,8 +17,10 @@ from collections.abc import Awaitable, Callable
 from asgiref.sync import sync_to_async
 from rest_framework import exceptions as drf_exceptions
 
+from config import throttling
 from config.errors import ApiError
 from config.parsers import JSONParser
+from config.sqlite3.base import DatabaseBusy
 
 from . import auth, events, moves, state, threads
 from .http import Answer, Request, error
@@ -51,19 +53,25 @@ class Endpoint:
         """The pipeline; `session_user` gives the user of the request's session cookie, when it
         has one (games.edge.auth); `db` runs blocking work (the edge: the shared pool; a Django
         view: asgiref's sync_to_async, Django's own choice for a view's sync work)."""
+        answer = await self._serve(request, table_id, session_user, db)
+        for name, value in throttling.headers(request).items():
+            answer.headers[name] = value
+        return answer
+
+    async def _serve(self, request: Request, table_id: str, session_user, db) -> Answer:
         policy = self.policy
         try:
             if policy.renders_here(request) is None:
                 raise drf_exceptions.NotAcceptable()
-            user = await user_of(request, session_user, db)
+            user, grant = await user_of(request, session_user, db)
             if self.checks_in_compute:
-                return await self.compute(request, table_id, user, policy, db)
+                return await self.compute(request, table_id, user, grant, policy, db)
             if policy.throttled:
-                await db(policy.check)(request, user)
+                await db(policy.check)(request, user, grant)
             else:
-                policy.check(request, user)
+                policy.check(request, user, grant)
             return await self.compute(request, table_id, user, db)
-        except (ApiError, drf_exceptions.APIException) as exc:
+        except (ApiError, drf_exceptions.APIException, DatabaseBusy) as exc:
             return error_answer(exc)
 
 
@@ -77,16 +85,16 @@ async def _events(request: Request, table_id: str, user, db) -> Answer:
     return await events.answer(request, table_id, user, db=db)
 
 
-def _move(request: Request, table_id: str, user, policy: Policy) -> Answer:
+def _move(request: Request, table_id: str, user, grant, policy: Policy) -> Answer:
     """On a pool thread: the view's checks (their throttle counts), the body parsed by the API's
     JSON parser (DRF's for the view), the move."""
-    policy.check(request, user)
+    policy.check(request, user, grant)
     data = JSONParser().parse(io.BytesIO(request.body or b""), "application/json", {"encoding": "utf-8"})
     return moves.answer(table_id, user, data)
 
 
-async def _moves(request: Request, table_id: str, user, policy: Policy, db) -> Answer:
-    return await db(_move)(request, table_id, user, policy)
+async def _moves(request: Request, table_id: str, user, grant, policy: Policy, db) -> Answer:
+    return await db(_move)(request, table_id, user, grant, policy)
 
 
 STATE = Endpoint("state", "GET", state.PATH, "/api/v1/tables/{id}/state", state.SAMPLE, _state)

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import io
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
+from corsheaders.middleware import CorsMiddleware
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.base import BaseHandler
@@ -45,6 +47,8 @@ FOLLOWS = {
     # matters for a session's unsafe request only, which the edge leaves to Django).
     "MIDDLEWARE": [
         "config.logs.RequestIdMiddleware",  # the request-id rule, config.logs.request_id
+        "config.throttling.RateLimitHeadersMiddleware",  # config.throttling.headers, added by the edge too
+        "corsheaders.middleware.CorsMiddleware",  # its add_response_headers, run by the edge (app.py)
         "django.middleware.security.SecurityMiddleware",
         "servestatic.middleware.ServeStaticMiddleware",  # static files only: no API path
         "django.contrib.sessions.middleware.SessionMiddleware",
@@ -56,13 +60,15 @@ FOLLOWS = {
     ],
     # games.edge.auth.authenticate, called by the edge and by this class alike.
     "DEFAULT_AUTHENTICATION_CLASSES": ["games.edge.auth.EdgeAuthentication"],
-    # Checked by DRF's own `check_permissions` on the routed view.
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Checked by DRF's own `check_permissions` on the routed view, with the request's grant as
+    # `request.auth` (the scope check reads it).
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated", "accounts.scopes.ScopeRequired"],
 }
 # Throttles are run by DRF's own `check_throttles` on the routed view with the edge's request
 # (games.edge.app): classes that read only the user, the method, the client's address and the
 # view. Empty when throttling is off.
 KNOWN_THROTTLES = {
+    "config.throttling.PollRateThrottle",
     "config.throttling.AnonRateThrottle",
     "config.throttling.UserRateThrottle",
     "config.throttling.MoveRateThrottle",
@@ -98,6 +104,7 @@ class _Bare(HttpRequest):
     def __init__(self, request: Request):
         super().__init__()
         self._scheme = request.scheme
+        self.method = request.method
         self.path = self.path_info = request.path
         headers = request.headers
         meta = self.META
@@ -130,7 +137,12 @@ class Guard:
     def __init__(self):
         self.problems = mismatch()
         self._security = SecurityMiddleware(lambda request: None)
-        self._headers = {secure: self._probe(secure) for secure in (False, True)}
+        self._cors = CorsMiddleware(lambda request: None)
+        # On a thread of its own: the edge is built while uvicorn's loop runs, and an async-only
+        # middleware (servestatic's) runs in a sync chain through async_to_sync, which refuses
+        # to run on a thread whose loop is running.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="edge-probe") as pool:
+            self._headers = {secure: pool.submit(self._probe, secure).result() for secure in (False, True)}
         if self.problems:
             log.warning("the edge answers nothing itself, Django answers every request: %s", "; ".join(self.problems))
 
@@ -161,8 +173,8 @@ class Guard:
         added = []
         for name, value in response.items():
             lowered = name.lower()
-            if lowered in own or lowered == "content-length":
-                continue  # the answer's own, and its length
+            if lowered in own or lowered in ("content-length", "vary"):
+                continue  # the answer's own, its length; Vary is merged per answer (CORS's, the session's)
             if lowered == "x-request-id" and value == _PROBE_ID:
                 continue  # the request id: config.logs.request_id, per request
             added.append((name, value))
@@ -184,6 +196,13 @@ class Guard:
 
     def headers(self, secure: bool) -> tuple[tuple[str, str], ...]:
         return self._headers[secure] or ()
+
+    def cors(self, request: Request, answer) -> None:
+        """django-cors-headers' own answer headers (its settings: CORS_ALLOWED_ORIGINS, ...) for
+        the request, on the edge's answer (the edge's Request has what it reads of a request:
+        `path_info`, `method`, `headers.get` by lowercase name). Its preflight (OPTIONS) is
+        Django's."""
+        self._cors.add_response_headers(request, answer)
 
     @staticmethod
     def _settings_key():

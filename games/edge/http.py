@@ -12,7 +12,6 @@ from urllib.parse import parse_qs
 
 import orjson
 from django.http import HttpResponse, StreamingHttpResponse
-from django.http.response import ResponseHeaders
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.renderers import JSONRenderer
 from rest_framework.utils.encoders import JSONEncoder
@@ -24,7 +23,12 @@ class Request:
     """What an endpoint reads of a request: method, path, raw query string, headers (lowercase
     names), the transport's scheme and the client's address; `body` once read."""
 
-    __slots__ = ("method", "path", "query_string", "headers", "scheme", "client", "body", "_query")
+    __slots__ = ("method", "path", "query_string", "headers", "scheme", "client", "body", "ratelimit", "_query")
+
+    @property
+    def path_info(self) -> str:
+        # What django-cors-headers reads of a request (with `method` and `headers.get`).
+        return self.path
 
     def __init__(self, method: str, path: str, query_string: str, headers: dict[str, str], scheme: str,
                  client: str | None, body: bytes | None = None):
@@ -35,6 +39,7 @@ class Request:
         self.scheme = scheme
         self.client = client
         self.body = body
+        self.ratelimit: tuple[int, int, int] | None = None  # config.throttling.record's
         self._query: dict[str, list[str]] | None = None
 
     @classmethod
@@ -58,6 +63,49 @@ class Request:
         return values[-1] if values else None
 
 
+class Headers:
+    """An answer's headers: names matched regardless of case, kept as first written, in order.
+    (Django's ResponseHeaders also re-encodes every value it is given; an answer's values are
+    the edge's own, so that work would be spent on every 304 for nothing.)"""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, initial: dict[str, str] | None = None):
+        self._items: dict[str, tuple[str, str]] = {}
+        for name, value in (initial or {}).items():
+            self[name] = value
+
+    def __setitem__(self, name: str, value: str) -> None:
+        self._items[name.lower()] = (name, value)
+
+    def __getitem__(self, name: str) -> str:
+        return self._items[name.lower()][1]
+
+    def __contains__(self, name: str) -> bool:
+        return name.lower() in self._items
+
+    def __delitem__(self, name: str) -> None:
+        del self._items[name.lower()]
+
+    def get(self, name: str, default=None):
+        found = self._items.get(name.lower())
+        return default if found is None else found[1]
+
+    def setdefault(self, name: str, value: str) -> str:
+        found = self._items.get(name.lower())
+        if found is None:
+            self._items[name.lower()] = (name, value)
+            return value
+        return found[1]
+
+    def items(self):
+        return self._items.values()
+
+    def lowered(self):
+        """(lowercase name, value) pairs, as ASGI sends them."""
+        return [(name, pair[1]) for name, pair in self._items.items()]
+
+
 class Answer:
     """A whole response but for what the transport adds: status, headers and body, or, for a
     stream, the first chunk (`body`) and the rest (`more`, an async iterator of chunks)."""
@@ -67,12 +115,20 @@ class Answer:
     def __init__(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None, more=None):
         self.status = status
         self.body = body
-        self.headers = ResponseHeaders(headers or {})
+        self.headers = Headers(headers)
         self.more = more
 
-    # What django.utils.cache.patch_vary_headers needs of a response.
+    # What django.utils.cache.patch_vary_headers and django-cors-headers need of a response.
     def has_header(self, name: str) -> bool:
         return name in self.headers
+
+    __contains__ = has_header
+
+    def __getitem__(self, name: str) -> str:
+        return self.headers[name]
+
+    def __setitem__(self, name: str, value: str) -> None:
+        self.headers[name] = value
 
     @classmethod
     def json(cls, data, status: int = 200, headers: dict[str, str] | None = None) -> Answer:

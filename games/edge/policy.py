@@ -19,11 +19,12 @@ from .http import Renderer, Request
 class _DrfRequest:
     """What DRF's permission and throttle classes (and the view's checks) read of a request."""
 
-    __slots__ = ("user", "method", "META", "headers", "query_params", "authenticators", "successful_authenticator",
-                 "_request")
+    __slots__ = ("user", "auth", "method", "META", "headers", "query_params", "authenticators",
+                 "successful_authenticator", "_request", "ratelimit")
 
-    def __init__(self, request: Request, user):
+    def __init__(self, request: Request, user, grant=None):
         self.user = user if user is not None else AnonymousUser()
+        self.auth = grant
         self.method = request.method
         self.META = {"REMOTE_ADDR": request.client}
         for name in ("x-forwarded-for", "accept"):
@@ -35,6 +36,7 @@ class _DrfRequest:
         self.authenticators = (authenticator,)
         self.successful_authenticator = authenticator if user is not None else None
         self._request = self
+        self.ratelimit = None
 
 
 class _Query:
@@ -76,7 +78,8 @@ class Policy:
 
     @property
     def throttled(self) -> bool:
-        return bool(self.view.throttle_classes)
+        """Whether a throttle of the view counts with I/O (Redis, the cache): then off the loop."""
+        return any(getattr(cls, "blocking", True) for cls in self.view.throttle_classes)
 
     def renders_here(self, request: Request) -> bool | None:
         """DRF's content negotiation of the view for this request: True when it picks the edge's
@@ -96,20 +99,22 @@ class Policy:
             self._negotiated[key] = known
         return known
 
-    def check(self, request: Request, user) -> None:
+    def check(self, request: Request, user, grant) -> None:
         """DRF's permission and throttle checks of the view; raises what DRF would. Throttles
         count in Redis or the cache: call it off the event loop when `throttled`."""
-        drf_request = _DrfRequest(request, user)
+        drf_request = _DrfRequest(request, user, grant)
         self.view.check_permissions(drf_request)
-        if self.throttled:
+        try:
             self.view.check_throttles(drf_request)
+        finally:
+            request.ratelimit = drf_request.ratelimit  # the RateLimit fields of the answer
 
 
 async def user_of(request: Request, session_user, db):
-    """The caller (None: nobody) by games.edge.auth.authenticate; from the token cache on the
-    loop when it can, else off it (`db`). Raises AuthenticationFailed."""
+    """(user, grant) of the caller ((None, None): nobody) by games.edge.auth.authenticate; from
+    the token cache on the loop when it can, else off it (`db`). Raises AuthenticationFailed."""
     authorization = request.headers.get("authorization")
-    user = auth.cached_user(authorization)
-    if user is None and (authorization or session_user is not None):
-        user = await db(auth.authenticate)(authorization, session_user)
-    return user
+    found = auth.cached_user(authorization)
+    if found is None and (authorization or session_user is not None):
+        found = await db(auth.authenticate)(authorization, session_user)
+    return found if found is not None else (None, None)

@@ -9,6 +9,7 @@ processes they start add to the same directory."""
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -76,7 +77,7 @@ for header in ("", "Bearer wrong", "Bearer s3cret-token"):
 
 def production(**env) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("METRICS_")}
-    environment.update(DJANGO_SETTINGS_MODULE="config.settings.production", SECRET_KEY="x" * 50, **env)
+    environment.update(DJANGO_SETTINGS_MODULE="config.settings.production", SECRET_KEY=secrets.token_urlsafe(50), **env)
     return subprocess.run([sys.executable, "-c", PRODUCTION_SCRAPE], cwd=ROOT, env=environment,
                           capture_output=True, text=True, timeout=120)
 

@@ -22,6 +22,8 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
+from tests.tokens import first_party_token
+
 # Operations that may refuse a schema-valid request with 400 (`invalid`/`illegal_move`),
 # each because validity depends on something JSON Schema cannot express.
 ACCEPTS_400 = {
@@ -95,7 +97,6 @@ class TokenAuth:
 def fuzz_token(db):
     """A staff user's token, with Django's per-request connection closing switched off (as
     Django's own test client does): the WSGI app runs inside the test's transaction."""
-    from rest_framework.authtoken.models import Token
 
     from accounts.models import User
 
@@ -104,7 +105,7 @@ def fuzz_token(db):
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
     try:
-        yield Token.objects.create(user=user, key=FUZZ_TOKEN).key
+        yield first_party_token(user, FUZZ_TOKEN)
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)

@@ -130,3 +130,15 @@ def test_hosts_are_checked_by_djangos_own_rule(table):  # noqa: F811
         status, _, _ = call(edge, "GET", path, headers={**auth(users[0]), "host": host})
         assert (reached_django == []) == served, host
         assert (status == 200) == served, (host, status)
+
+
+def test_the_edge_is_built_while_the_servers_loop_runs():
+    """uvicorn imports the application inside its running event loop: the guard's probe through
+    the middleware (servestatic's is async-only) must not need the loop of that thread."""
+    import asyncio
+
+    async def build():
+        return Edge(django_application).guard
+
+    built = asyncio.run(build())
+    assert built.serving and dict(built.headers(False))["X-Frame-Options"]

@@ -89,11 +89,14 @@ def call(app, method: str, path: str, *, headers: dict | None = None, body: byte
     return run(scenario)
 
 
-def both(method, path, **kwargs):
-    """The two doors' answers to the same request; and whether the edge answered it itself."""
+def both(method, path, between=None, **kwargs):
+    """The two doors' answers to the same request; and whether the edge answered it itself.
+    `between()` runs between the two (a throttle's counts forgotten, say)."""
     reached_django.clear()
     edge = call(EDGE, method, path, **kwargs)
     by_edge = reached_django == []
+    if between is not None:
+        between()
     django = call(django_application, method, path, **kwargs)
     return edge, django, by_edge
 
@@ -175,6 +178,47 @@ def test_state_and_event_stream_answer_the_same_through_either_door(table, make_
         assert by_edge == by_edge_expected, name
         if status < 300 or status == 304:
             assert dict(edge[1])["x-frame-options"] and dict(edge[1])["x-content-type-options"] == "nosniff", name
+
+
+def test_scopes_bearer_cors_and_rate_limits_answer_the_same_through_either_door(table, settings, monkeypatch):
+    """The cross-cutting concerns added once: a token's scopes (403 insufficient_scope), the
+    Bearer scheme, CORS answers for an allowed origin, the RateLimit fields of a throttled poll."""
+    from accounts import services
+
+    table_id, users, _ = table
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example"]
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"polls": "50/min"})
+    throttling.reset()
+    user = type(users[1]).objects.get(pk=users[1].pk)
+    grant = services.scopes.SESSION
+    _, webhooks_only = services.personal_token_create(user=user, grant=grant, name="w", scopes_asked=["webhooks"],
+                                                      expires_in=None)
+    _, reader = services.personal_token_create(user=user, grant=grant, name="r", scopes_asked=["read"], expires_in=None)
+    state = f"/api/v1/tables/{table_id}/state"
+    cases = [
+        ("a token without read", {"authorization": f"Token {webhooks_only}"}, 403),
+        ("Bearer", {"authorization": f"Bearer {reader}"}, 200),
+        ("an allowed origin", {"authorization": f"Bearer {reader}", "origin": "https://app.example"}, 200),
+        ("another origin", {"authorization": f"Bearer {reader}", "origin": "https://evil.example"}, 200),
+    ]
+    for name, headers, status in cases:
+        throttling.reset()  # each door's poll is the first of its window: the same RateLimit fields
+        edge, django, by_edge = both("GET", state, between=throttling.reset, headers=headers)
+        assert edge[0] == status, (name, edge)
+        _same(edge, django, name)
+        assert by_edge, name
+        fields = dict(edge[1])
+        if status == 200:  # (a refused permission is answered before any throttle counts)
+            assert fields["ratelimit-limit"] == "50" and fields["ratelimit-remaining"] == "49", name
+        assert ("access-control-allow-origin" in fields) == (name == "an allowed origin"), name
+        if name == "an allowed origin":
+            assert "etag" in fields["access-control-expose-headers"].lower()
+    assert json.loads(both("GET", state, headers=cases[0][1])[0][2])["detail"] == {"required": "read"}
+    # A reader's move is refused for its scope by both doors.
+    move_edge, move_django, _ = both("POST", f"/api/v1/tables/{table_id}/moves",
+                                     headers={"authorization": f"Token {reader}"}, body=b'{"type": "pass"}')
+    assert move_edge[0] == 403 and json.loads(move_edge[2])["detail"] == {"required": "play"}
+    _same(move_edge, move_django, "a reader's move")
 
 
 def test_a_deactivated_user_is_refused_the_same_through_either_door(table):

@@ -8,13 +8,13 @@ import itertools
 import json
 from dataclasses import dataclass, field
 
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from games.engine import registry
 from games.models import Table
 from games.services import tables
+from tests.tokens import first_party_token
 
 # The matrix's roles, in the order every row of expectations lists them.
 ROLES = ("anonymous", "deactivated", "outsider", "spectator", "player", "other_player", "host", "staff")
@@ -27,7 +27,7 @@ _names = itertools.count()
 def client_for(user: User | None) -> APIClient:
     client = APIClient()
     if user is not None:
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {first_party_token(user)}")
     return client
 
 

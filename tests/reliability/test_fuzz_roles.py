@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, settings
 
 from tests.api.test_schemathesis import CONFIG, MAX_TEST_WAIT
 from tests.reliability.tables import build
+from tests.tokens import first_party_token
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application(), config=CONFIG)
 
@@ -66,7 +67,6 @@ class RoleAuth:
 
 @pytest.fixture(params=["player", "spectator", "outsider"])
 def as_role(request, db):
-    from rest_framework.authtoken.models import Token
 
     president = build("president", "active")
     lopti = build("lopti", "active")
@@ -76,8 +76,7 @@ def as_role(request, db):
         from games.models import Seat
 
         Seat.objects.filter(table_id=lopti.table_id, user=lopti.users["player"]).update(user=user)
-    Token.objects.filter(user=user).delete()
-    Token.objects.create(user=user, key=ROLE_TOKEN)
+    first_party_token(user, ROLE_TOKEN)
     CURRENT.update(president=president.table_id, lopti=lopti.table_id)
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)

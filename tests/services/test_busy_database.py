@@ -231,3 +231,23 @@ def test_every_sqlite_database_of_the_settings_goes_through_the_backend(monkeypa
         assert db["ENGINE"] == "config.sqlite3"
         assert db["NAME"] == str(tmp_path / name)
         assert db["OPTIONS"]["write_wait"] > db["OPTIONS"]["timeout"] > 0
+
+
+@SQLITE_ONLY
+def test_past_write_wait_the_api_answers_503_unavailable_and_the_retry_goes_through(make_user, short_busy_timeout,
+                                                                                   monkeypatch):
+    """A busy database is a clean retry, never a 500: 503 `unavailable` with Retry-After, nothing
+    written, and the same request (same Idempotency-Key) applied once the lock is free."""
+    monkeypatch.setitem(connection.settings_dict["OPTIONS"], "write_wait", 3 * SHORT)
+    connection.close()
+    host, guest = make_user(), make_user()
+    table = tables.table_create(user=host, game="president", seats=4)
+    holder = Outsider()
+    try:
+        busy = guest.api.post(f"/api/v1/tables/{table.pk}/join", {}, format="json", HTTP_IDEMPOTENCY_KEY="join-1")
+    finally:
+        holder.release()
+    assert busy.status_code == 503 and busy.json()["code"] == "unavailable" and int(busy["Retry-After"]) >= 1
+    assert not Seat.objects.filter(table=table, user=guest).exists()
+    again = guest.api.post(f"/api/v1/tables/{table.pk}/join", {}, format="json", HTTP_IDEMPOTENCY_KEY="join-1")
+    assert again.status_code == 200 and Seat.objects.filter(table=table, user=guest).count() == 1

@@ -178,12 +178,11 @@ def page(new_page):
 @pytest.fixture
 def staff_user(transactional_db):
     """A staff user with a token (staff may fix a table's seed through the API)."""
-    from rest_framework.authtoken.models import Token
-
     from accounts.models import User
+    from tests.tokens import first_party_token
 
     user = User.objects.create_user(username=f"staff{next(_names)}", password=PASSWORD, is_staff=True)
-    user.token = Token.objects.create(user=user).key
+    user.token = first_party_token(user)
     return user
 
 
