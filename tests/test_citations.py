@@ -50,18 +50,6 @@ UNREACHABLE = [
     re.compile(r"\bARCHITECTURE\b"),
     re.compile(r"\bissues?\s+#?\d+(?:\.\d+)?", re.IGNORECASE),
 ]
-# Known stale citations waiting for docs/performance.md's rewrite by its owner (its figures are
-# being measured again): (file, what is cited) -> how many times. The tests fail on any other,
-# and on an entry here that is no longer found as often, so that the lists only shrink.
-PENDING_PATHS = {
-    ("docs/performance.md", "games/fast_moves.py"): 2,
-    ("docs/performance.md", "games/polling.py"): 2,
-    ("docs/performance.md", "games/streams.py"): 1,
-    ("docs/performance.md", "games/longpoll.py"): 1,
-    ("docs/performance.md", "tests/api/test_fast_poll.py"): 1,
-    ("docs/performance.md", "tests/api/test_fast_moves.py"): 1,
-}
-PENDING_CITATIONS = {("docs/performance.md", "issue 12"): 10}
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?[^)]*\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 # A block comment, or `//` to the end of the line but not in a URL ("https://") or right after a quote.
@@ -174,17 +162,6 @@ def unreachable_citations(text: str) -> Iterator[tuple[int, str]]:
             yield text.count("\n", 0, match.start()), match.group(0)
 
 
-def unexpected(found: list[tuple[str, int, str]], pending: dict[tuple[str, str], int]) -> list[str]:
-    """`found` ((file, line, what)) less `pending`; and each pending entry not found as often."""
-    counts: dict[tuple[str, str], int] = {}
-    for where, _, what in found:
-        counts[where, what] = counts.get((where, what), 0) + 1
-    new = [f"{where}:{line}: {what}" for where, line, what in found if (where, what) not in pending]
-    gone = [f"{where}: {what} is pending {times} times, found {counts.get((where, what), 0)}"
-            for (where, what), times in pending.items() if counts.get((where, what), 0) != times]
-    return new + gone
-
-
 def slug(heading: str) -> str:
     """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, blanks to hyphens."""
     text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
@@ -237,13 +214,13 @@ def broken_links(doc: Path, root: Path = ROOT) -> Iterator[tuple[int, str]]:
 def test_every_repository_path_cited_exists():
     found = [(where, line + offset, path)
              for where, line, text in cited_text() for offset, path in missing_paths(text)]
-    assert unexpected(found, PENDING_PATHS) == []
+    assert [f"{where}:{line}: {path}" for where, line, path in found] == []
 
 
 def test_nothing_cites_a_file_or_an_issue_users_cannot_open():
     found = [(where, line + offset, cited)
              for where, line, text in cited_text() for offset, cited in unreachable_citations(text)]
-    assert unexpected(found, PENDING_CITATIONS) == []
+    assert [f"{where}:{line}: {cited}" for where, line, cited in found] == []
 
 
 def test_every_local_markdown_link_reaches_its_file_and_heading():
@@ -278,8 +255,6 @@ def test_the_checks_bite(tmp_path):
     assert [c for _, c in unreachable_citations(cited)] == [
         "shared/spec/pitch.md", "shared/x", "spec/api.md", "ARCHITECTURE", "Issue 18.6", "issues 11", "issue #3"]
     assert list(unreachable_citations("kombu's https://github.com/celery/kombu/issues/1551; an issue tracker")) == []
-    assert unexpected([("a.md", 3, "x"), ("a.md", 4, "y")], {("a.md", "y"): 1, ("a.md", "z"): 1}) == [
-        "a.md:3: x", "a.md: z is pending 1 times, found 0"]
     assert slug("`manage.py serve` (make run)") == "managepy-serve-make-run"
     assert slug("The edge: one door for every HTTP concern") == "the-edge-one-door-for-every-http-concern"
     assert "environment-variables" in anchors(ROOT / "docs" / "operations.md")
