@@ -261,7 +261,10 @@ class Room:
 
     def _message(self, channel: str, data: str) -> None:
         if channel == tokens.CHANNEL:
-            tokens.forget_local(u for u in data.split() if u.isdigit())
+            # Every item: user ids and token digests (`d:<digest>`, a revoked or deleted token);
+            # forget_local ignores anything else. Keeping only the digits dropped revocations,
+            # which other processes then honoured only when their cache entry ran out.
+            tokens.forget_local(data.split())
             return
         self.changed(*notify.parse(data))
 

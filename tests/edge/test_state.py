@@ -230,6 +230,15 @@ def test_another_processs_token_change_reaches_this_process_by_message(started):
 
     asyncio.run(message())
     assert tokens.cached(users[1].token) is None
+    # A revoked token's message names its digest, not its user.
+    assert get(users[2], table_id).status_code == 200
+    assert tokens.cached(users[2].token) is not None
+
+    async def revoked():
+        waiting.room()._message(tokens.CHANNEL, f"d:{tokens.digest(users[2].token)}")
+
+    asyncio.run(revoked())
+    assert tokens.cached(users[2].token) is None
 
 
 @pytest.mark.parametrize(
