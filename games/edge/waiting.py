@@ -281,8 +281,11 @@ class Room:
             pubsub = client.pubsub()
             try:
                 await pubsub.subscribe(notify.CHANNEL, tokens.CHANNEL)
-                # Changes published while this listener was away were missed: re-read once.
+                # Changes published while this listener was away were missed: re-read once, and
+                # forget every cached credential (a revocation heard by no one would otherwise
+                # hold until AUTH_CACHE_SECONDS; the next request of each token reads it again).
                 self._wake_all()
+                tokens.clear()
                 heard = pinged = time.monotonic()
                 me = asyncio.current_task()
                 while True:

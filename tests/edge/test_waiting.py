@@ -34,3 +34,22 @@ def test_a_loop_with_a_listener_ends_whenever_it_is_closed():
     runner.join(timeout=40)
     assert not runner.is_alive(), f"a loop's shutdown waited on its listener (after {len(ended)} loops)"
     assert len(ended) == 6 and all(task.done() for task in ended)
+
+
+def test_a_listener_that_connects_forgets_the_cached_credentials():
+    """Revocations published while a process's listener was away from Redis were heard by no one
+    there: on (re)connecting it drops its cached credentials, so none outlives one lookup."""
+    from accounts import tokens
+
+    async def connect_once():
+        with tokens._lock:
+            tokens._entries["a cached credential"] = object()
+        waiting.room()
+        for _ in range(500):
+            await asyncio.sleep(0.01)
+            with tokens._lock:
+                if "a cached credential" not in tokens._entries:
+                    return True
+        return False
+
+    assert asyncio.run(connect_once())
