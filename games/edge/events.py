@@ -68,11 +68,16 @@ class Slots:
         return f"cardgames:sse:{user_id}"
 
     async def _client(self):
-        if self.redis is None:
+        # One client per event loop: an asyncio connection belongs to the loop that opened it (a
+        # server runs one loop per process; Django's async views under a sync server, and the
+        # tests, run one per call).
+        loop = asyncio.get_running_loop()
+        if self.redis is None or self.redis[0] is not loop:
             import redis.asyncio as aioredis
 
-            self.redis = aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-        return self.redis
+            self.redis = (loop, aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=2,
+                                                        socket_connect_timeout=2))
+        return self.redis[1]
 
     async def acquire(self, user_id: int) -> str | None:
         cap = settings.SSE_MAX_STREAMS_PER_USER

@@ -276,16 +276,21 @@ class Room:
         import redis.asyncio as aioredis
 
         health = settings.NOTIFY_HEALTH_SECONDS
+        connected_before = False
         while True:
             client = aioredis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
             pubsub = client.pubsub()
             try:
                 await pubsub.subscribe(notify.CHANNEL, tokens.CHANNEL)
-                # Changes published while this listener was away were missed: re-read once, and
-                # forget every cached credential (a revocation heard by no one would otherwise
-                # hold until AUTH_CACHE_SECONDS; the next request of each token reads it again).
+                # Changes published while this listener was away were missed: re-read once; and
+                # after a reconnection, forget every cached credential (a revocation heard by no
+                # one would otherwise hold until AUTH_CACHE_SECONDS; each token's next request
+                # reads it again). The first connection, at the process's first wait, has
+                # missed nothing a cached credential could need.
                 self._wake_all()
-                tokens.clear()
+                if connected_before:
+                    tokens.clear()
+                connected_before = True
                 heard = pinged = time.monotonic()
                 me = asyncio.current_task()
                 while True:

@@ -36,12 +36,26 @@ def test_a_loop_with_a_listener_ends_whenever_it_is_closed():
     assert len(ended) == 6 and all(task.done() for task in ended)
 
 
-def test_a_listener_that_connects_forgets_the_cached_credentials():
+
+def test_a_listener_that_reconnects_forgets_the_cached_credentials(monkeypatch):
     """Revocations published while a process's listener was away from Redis were heard by no one
-    there: on (re)connecting it drops its cached credentials, so none outlives one lookup."""
+    there: on reconnecting it drops its cached credentials, so none outlives one lookup."""
+    from redis.asyncio.client import PubSub
+
     from accounts import tokens
 
-    async def connect_once():
+    read = PubSub.get_message
+    failures = []
+
+    async def failing_once(self, *args, **kwargs):
+        if not failures:
+            failures.append(1)
+            raise ConnectionError("the connection to Redis was lost")
+        return await read(self, *args, **kwargs)
+
+    monkeypatch.setattr(PubSub, "get_message", failing_once)
+
+    async def reconnect_once():
         with tokens._lock:
             tokens._entries["a cached credential"] = object()
         waiting.room()
@@ -52,4 +66,4 @@ def test_a_listener_that_connects_forgets_the_cached_credentials():
                     return True
         return False
 
-    assert asyncio.run(connect_once())
+    assert asyncio.run(reconnect_once()) and failures
