@@ -84,3 +84,11 @@ def quick_play_fill(table_id: str) -> bool:
 @shared_task(ignore_result=True)
 def deliver_webhook(delivery_id: str) -> str | None:
     return webhooks.delivery_attempt(delivery_id=delivery_id)
+
+
+@shared_task(ignore_result=True, acks_late=True)
+def relay(name: str, args: list, when: str) -> None:
+    """One hop of a wait longer than the broker may hold a message (games/scheduling.py):
+    acknowledged after it has sent the next message, so on Redis a worker killed mid-hop leaves
+    the hop to the visibility timeout instead of losing it."""
+    scheduling.relay(name, args, when)

@@ -270,9 +270,20 @@ if CELERY_BROKER_URL.startswith(("filesystem-atomic://", "filesystem://")):
 
     CELERY_BROKER_TRANSPORT_OPTIONS = transport_options(
         CELERY_BROKER_DIR, polling_interval=float(os.environ.get("CELERY_BROKER_POLL_SECONDS", "0.1")))
+# Redis hands a message that its worker has held unacknowledged this long to another worker
+# (kombu's default: an hour). A worker holds a task with a countdown or eta, unacknowledged,
+# until it runs, so a longer wait would be delivered again every hour: games/scheduling.py
+# sends no wait longer than half of this, relaying longer ones (docs/operations.md).
+BROKER_VISIBILITY_TIMEOUT = int(os.environ.get("BROKER_VISIBILITY_TIMEOUT", "3600"))
 if CELERY_BROKER_URL.startswith("redis://"):
     # Registers the transport that keeps a worker alive through a Redis outage.
     import config.redis_broker  # noqa: F401
+
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
+    if BROKER_VISIBILITY_TIMEOUT < 600:
+        # kombu looks for messages held past the timeout every 100 s; a short timeout (tests)
+        # is looked at every second.
+        CELERY_BROKER_TRANSPORT_OPTIONS.update(unacked_restore_interval=1, unacked_restore_throttle=1)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 

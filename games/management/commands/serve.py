@@ -9,7 +9,16 @@ died: it never goes on half-alive, and never goes down silently.
 
 Each child runs in its own process group: the worker's beat and pool processes are its
 children, and a worker killed outright would orphan them (a second beat after a restart).
-Serve signals whole groups, so Ctrl-C and SIGTERM reach every process through it.
+Serve signals whole groups, so Ctrl-C, SIGTERM and SIGHUP (a closed terminal) reach every
+process through it.
+
+No child outlives serve, however serve ends. Ended by a signal it can handle, serve stops each
+child's whole group (SIGTERM, then SIGKILL for what is left). Killed outright (SIGKILL, the
+OOM killer), it can do nothing: there each direct child has asked Linux for a SIGTERM when
+its parent dies (prctl PR_SET_PDEATHSIG, set between fork and exec), and on SIGTERM uvicorn's
+supervisor stops its worker processes and Celery's main process its pool and beat
+(tests/integration/test_serve_ends.py kills serve both ways and finds no process left). On a
+system without prctl (not Linux) only the first promise holds.
 
 Every child writes its metrics to one directory (config/metrics.py), emptied here before the
 first child starts and kept across a worker's restart: the API's /metrics shows uvicorn's,
@@ -17,6 +26,8 @@ the worker's and beat's figures together."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import resource
 import shutil
@@ -30,6 +41,36 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 RESTART_WINDOW_SECONDS = 600
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _load_prctl():
+    """libc's prctl, or None where there is none (not Linux). Loaded in serve itself: the child
+    between fork and exec should only call it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def die_with_parent():
+    """A preexec_fn: the child gets SIGTERM when serve (the thread that started it: serve starts
+    every child from its main thread) dies. None where prctl is missing."""
+    prctl = _load_prctl()
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        # Serve may have died between fork and prctl: then no signal will come.
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
 
 
 def signal_group(child: subprocess.Popen, sig: int) -> None:
@@ -95,20 +136,30 @@ class Command(BaseCommand):
         self.raise_file_limit()
         self.metrics_directory()
         python = sys.executable
-        api_command = [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port)]
+        # --no-access-log: the edge writes one access line per request (config/logs.py), and
+        # uvicorn's own would repeat each in another format. --timeout-graceful-shutdown: an open
+        # event stream (up to SSE_MAX_SECONDS) would otherwise hold up uvicorn's shutdown, and
+        # the port with it, when it is told to stop by its parent's death (no one escalates).
+        api_command = [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
+                       "--no-access-log", "--timeout-graceful-shutdown", "10"]
         worker_command = [python, "-m", "celery", "-A", "config", "worker", "--beat", "--loglevel", "INFO",
                           "--concurrency", "2"]
 
+        preexec = die_with_parent()
+
         def start(command):
-            return subprocess.Popen(command, start_new_session=True)
+            return subprocess.Popen(command, start_new_session=True, preexec_fn=preexec)
 
         stopping = False
 
-        def on_sigterm(*_):
+        def on_stop_signal(*_):
             nonlocal stopping
             stopping = True
 
-        signal.signal(signal.SIGTERM, on_sigterm)
+        # SIGHUP is what a closed terminal sends: its default would end serve on the spot and
+        # leave the children running.
+        signal.signal(signal.SIGTERM, on_stop_signal)
+        signal.signal(signal.SIGHUP, on_stop_signal)
         api = start(api_command)
         children = [api]
         self.log(f"API server running (pid {api.pid})")
