@@ -265,9 +265,11 @@ def test_idle_streams_hold_no_thread_and_no_database_connection(server, make_use
         stream.next_event()
     time.sleep(1)
     # Forty-odd open streams cost no thread more than one (the shared pool is bounded and
-    # made before), and while idle no connection to the database.
+    # made before), and while idle no connection to the database. The margin is for threads a
+    # server starts once, lazily (a pool's second worker, the access log's writer): a thread per
+    # stream would be thirty and more.
     assert len(streams) > 30
-    assert _threads(server.pid) <= threads_with_one + 2
+    assert _threads(server.pid) <= threads_with_one + 4
     assert eventually(lambda: _database_connections(server.pid) == 0, timeout=10)
     moves.move_submit(table_id=table.pk, user=users[0], move={"type": "play", "cards": [hands[0][0]]})
     assert all(stream.next_event()["data"]["public"]["trick"] for stream in streams)
