@@ -22,6 +22,7 @@ from django.contrib.auth import views as auth_views
 from django.db import transaction
 from django.urls import reverse_lazy
 from django.utils.decorators import method_decorator
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 from oauth2_provider import views as dot
 from oauth2_provider.exceptions import FatalClientError, OAuthToolkitError
@@ -107,6 +108,8 @@ class RevokeTokenView(dot.RevokeTokenView):
     pass
 
 
+# Read only: any other method is a 405 (not a CSRF page's 403), as the schema says.
+@method_decorator(csrf_exempt, name="dispatch")
 class ServerMetadataView(dot.OAuthServerMetadataView):
     def get(self, request, *args, **kwargs):
         response = super().get(request, *args, **kwargs)

@@ -229,7 +229,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Card games as a service",
     "DESCRIPTION": (
         "REST API hosting President, Auction Pitch and Lopti. Authenticate with "
-        "`Authorization: Token <key>`. Every error has the shape `{code, message, detail}`. "
+        "`Authorization: Token <key>` (or `Bearer`); third-party apps get a token with OAuth2 "
+        "(the `oauth2` scheme: authorization code with PKCE, scopes per operation). Every error "
+        "has the shape `{code, message, detail}`. "
         "State-changing POSTs accept an `Idempotency-Key` header and `expected_version`."
     ),
     "VERSION": "1.0.0",
@@ -245,7 +247,8 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # PATCH bodies are not partial here: the one PATCH (a house-rule edit) needs its `rule`.
     "COMPONENT_SPLIT_PATCH": False,
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.postprocess_links"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.postprocess_links",
+                             "config.schema.postprocess_oauth"],
     "ENUM_NAME_OVERRIDES": {
         "FaceUpSourceEnum": ["hand", "face_down"],
         "TableStatusEnum": "games.models.Table.Status",
