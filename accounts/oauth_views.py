@@ -29,6 +29,8 @@ from oauth2_provider.exceptions import FatalClientError, OAuthToolkitError
 from oauth2_provider.models import get_application_model
 from oauthlib import oauth2
 
+from config.throttling import AnonRateThrottle
+
 from . import scopes, services
 
 secret_parameters = method_decorator(sensitive_post_parameters(), name="dispatch")
@@ -36,9 +38,24 @@ secret_parameters = method_decorator(sensitive_post_parameters(), name="dispatch
 
 @secret_parameters
 class LoginView(auth_views.LoginView):
+    """Password attempts count against the client address's `anon` rate, as `/auth/token`'s
+    do: the form is not a way around that limit. Past it: 429 with Retry-After, the password
+    not checked."""
+
     template_name = "oauth/login.html"
     redirect_authenticated_user = True
     next_page = "play:lobby"  # when no `next` (the authorize URL) was given
+
+    def post(self, request, *args, **kwargs):
+        throttle = AnonRateThrottle()
+        if not throttle.allow_request(request, self):
+            wait = int(throttle.wait())
+            # An unbound form: a bound one would check the password as it shows its errors.
+            form = self.get_form_class()(request)
+            response = self.render_to_response(self.get_context_data(form=form, retry_after=wait), status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return super().post(request, *args, **kwargs)
 
 
 class LogoutView(auth_views.LogoutView):

@@ -306,3 +306,24 @@ def test_switching_account_logs_out_and_comes_back_to_the_request(signed_in, app
     out = client.post("/oauth/logout?next=" + quote(url, safe=""))
     assert out.status_code == 302 and out["Location"] == url
     assert client.get(url)["Location"].startswith("/oauth/login?next=")
+
+
+def test_password_attempts_on_the_login_form_are_rate_limited(make_user, app, monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    from config import throttling
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "2/min"})
+    throttling.reset()
+    user = make_user()
+    browser = Client()
+    url = authorize_url(app, pkce()[1])
+    tries = [browser.post("/oauth/login", {"username": user.username, "password": f"guess {n}", "next": url})
+             for n in range(3)]
+    assert [t.status_code for t in tries] == [200, 200, 429]
+    assert int(tries[2]["Retry-After"]) >= 1 and b"Too many attempts" in tries[2].content
+    assert tries[2]["RateLimit-Remaining"] == "0"
+    # Past the limit the right password is not even checked.
+    right = browser.post("/oauth/login", {"username": user.username, "password": "correct horse battery", "next": url})
+    assert right.status_code == 429 and "_auth_user_id" not in browser.session
+    throttling.reset()
