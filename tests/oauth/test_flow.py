@@ -327,3 +327,30 @@ def test_password_attempts_on_the_login_form_are_rate_limited(make_user, app, mo
     right = browser.post("/oauth/login", {"username": user.username, "password": "correct horse battery", "next": url})
     assert right.status_code == 429 and "_auth_user_id" not in browser.session
     throttling.reset()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_code_exchanged_twice_at_once_is_issued_once(signed_in, app):
+    import threading
+
+    from django.db import connection
+
+    _, client = signed_in
+    verifier, challenge = pkce()
+    code = approve(client, app, challenge)["code"]
+    start, statuses = threading.Barrier(2), []
+
+    def exchange_once():
+        try:
+            start.wait()
+            statuses.append(exchange(Client(), app, code, verifier).status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=exchange_once) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses) == [200, 400]
+    assert AccessToken.objects.count() == 1 and RefreshToken.objects.count() == 1
