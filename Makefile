@@ -32,10 +32,11 @@ test: install
 test-slow: install
 	$(BIN)/python -m pytest -n 2 -m slow $(PYTEST_ARGS)
 
-# README.md's sh blocks, in order, against a live `manage.py serve` on a free port with its own
-# temporary database and broker (about two minutes; needs curl and jq). CI runs it.
+# README.md's sh blocks, then docs/apps.md's, in order, against a live `manage.py serve` on a free
+# port with its own temporary database and broker (about two minutes; needs curl, jq and openssl).
+# CI runs it.
 test-readme: install
-	$(BIN)/python -m pytest tests/integration/test_readme.py -m readme -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests/integration/test_readme.py tests/integration/test_apps_doc.py -m readme -q $(PYTEST_ARGS)
 
 # Every kind of writer at once on `make run`'s process tree and embedded defaults, with SQLite's
 # write lock held past its busy timeout meanwhile: no 5xx, verify_tables clean (about two

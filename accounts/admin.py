@@ -2,6 +2,8 @@ from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.urls import reverse
 from django.utils.html import format_html
+from oauth2_provider.admin import ApplicationAdmin
+from oauth2_provider.models import get_application_model
 
 from accounts import services
 from accounts.models import ApiToken, User
@@ -74,3 +76,18 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class OAuthApplicationAdmin(ApplicationAdmin):
+    """django-oauth-toolkit's page for third-party apps (docs/apps.md; registered by DOT, through
+    OAUTH2_PROVIDER's APPLICATION_ADMIN_CLASS): the secret is always stored hashed, so the add
+    form shows it once, and the only grant offered is the authorization code (with PKCE)."""
+
+    # CORS is CORS_ALLOWED_ORIGINS's for every app (docs/apps.md), not a per-app list.
+    exclude = ("hash_client_secret", "algorithm", "post_logout_redirect_uris", "allowed_origins")
+
+    def formfield_for_choice_field(self, db_field, request, **kwargs):
+        if db_field.name == "authorization_grant_type":
+            application = get_application_model()
+            kwargs["choices"] = [(application.GRANT_AUTHORIZATION_CODE, "Authorization code (with PKCE)")]
+        return super().formfield_for_choice_field(db_field, request, **kwargs)

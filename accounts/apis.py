@@ -145,6 +145,7 @@ class MeTokensApi(APIView):
     `/auth/token`): a token never makes or sees another."""
 
     scopes = {"GET": None, "POST": None}
+    first_party_only = True  # the schema offers no OAuth app this (games.edge.auth)
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
@@ -186,6 +187,7 @@ class MeTokensApi(APIView):
 
 class MeTokenDetailApi(APIView):
     scopes = {"DELETE": None}
+    first_party_only = True
 
     @extend_schema(
         operation_id="me_tokens_revoke",

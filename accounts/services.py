@@ -137,6 +137,30 @@ def users_deactivate(queryset) -> int:
     return count
 
 
+def oauth_app_create(*, name: str, redirect_uris: list[str], confidential: bool) -> tuple[object, str | None]:
+    """Register a third-party app (`manage.py oauth_app`; the admin's page is DOT's): the
+    authorization code grant with PKCE, the consent page always shown. Returns the app and, for
+    a confidential one, its secret, which only its hash keeps afterwards. A redirect URI that
+    is not an absolute http(s) URI without a fragment is 400 `invalid`."""
+    from oauth2_provider.generators import generate_client_secret
+    from oauth2_provider.models import get_application_model
+
+    application = get_application_model()
+    secret = generate_client_secret() if confidential else None
+    app = application(
+        name=name, redirect_uris=" ".join(redirect_uris),
+        client_type=application.CLIENT_CONFIDENTIAL if confidential else application.CLIENT_PUBLIC,
+        authorization_grant_type=application.GRANT_AUTHORIZATION_CODE, client_secret=secret or "",
+        hash_client_secret=True, skip_authorization=False,
+    )
+    try:
+        app.full_clean(exclude=["user"])
+    except DjangoValidationError as exc:
+        raise Invalid("the app is not valid", {"fields": exc.message_dict}) from exc
+    app.save()
+    return app, secret
+
+
 def bot_user_get_or_create(*, level: str) -> User:
     """The shared bot account of a level; bots need no password and no token. The
     colon keeps the name out of reach of registration (usernames allow letters, digits and @.+-_)."""

@@ -105,3 +105,38 @@ def postprocess_links(result, generator, **kwargs):
             if target in by_id
         }
     return result
+
+
+# The RFC 8414 document (django-oauth-toolkit's view, accounts.oauth_views, not a DRF view): in the
+# schema so a client generator finds the OAuth endpoints from it; /oauth/authorize, /oauth/token
+# and /oauth/revoke are the `oauth2` security scheme's (games.edge.auth) and docs/apps.md's.
+_URL = {"type": "string", "format": "uri"}
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+OAUTH_SERVER_METADATA = {
+    "type": "object",
+    "description": "RFC 8414 authorization server metadata",
+    "properties": {
+        "issuer": _URL, "authorization_endpoint": _URL, "token_endpoint": _URL, "revocation_endpoint": _URL,
+        "scopes_supported": _STRINGS, "response_types_supported": _STRINGS, "grant_types_supported": _STRINGS,
+        "code_challenge_methods_supported": _STRINGS, "token_endpoint_auth_methods_supported": _STRINGS,
+        "revocation_endpoint_auth_methods_supported": _STRINGS,
+        "client_id_metadata_document_supported": {"type": "boolean"},
+    },
+    "required": ["issuer", "authorization_endpoint", "token_endpoint", "revocation_endpoint", "scopes_supported",
+                 "response_types_supported", "grant_types_supported", "code_challenge_methods_supported",
+                 "token_endpoint_auth_methods_supported"],
+}
+
+
+def postprocess_oauth(result, generator, **kwargs):
+    result.setdefault("components", {}).setdefault("schemas", {})["OAuthServerMetadata"] = OAUTH_SERVER_METADATA
+    result.setdefault("paths", {})["/.well-known/oauth-authorization-server"] = {"get": {
+        "operationId": "oauth_server_metadata",
+        "summary": "OAuth2 authorization server metadata (RFC 8414)",
+        "description": "The OAuth endpoints, the scopes and what each endpoint accepts (docs/apps.md).",
+        "tags": ["oauth"],
+        "security": [],
+        "responses": {"200": {"description": "", "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/OAuthServerMetadata"}}}}},
+    }}
+    return result

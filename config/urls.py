@@ -7,6 +7,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),
     path("play/", include("games.web.urls")),
+    # /oauth/ and /.well-known/oauth-authorization-server (docs/apps.md)
+    path("", include("accounts.oauth_urls")),
     path("api/schema/", docs.SchemaView.as_view(), name="schema"),
     path("api/docs/", docs.SwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", docs.RedocView.as_view(url_name="schema"), name="redoc"),

@@ -229,7 +229,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Card games as a service",
     "DESCRIPTION": (
         "REST API hosting President, Auction Pitch and Lopti. Authenticate with "
-        "`Authorization: Token <key>`. Every error has the shape `{code, message, detail}`. "
+        "`Authorization: Token <key>` (or `Bearer`); third-party apps get a token with OAuth2 "
+        "(the `oauth2` scheme: authorization code with PKCE, scopes per operation). Every error "
+        "has the shape `{code, message, detail}`. "
         "State-changing POSTs accept an `Idempotency-Key` header and `expected_version`."
     ),
     "VERSION": "1.0.0",
@@ -245,7 +247,8 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # PATCH bodies are not partial here: the one PATCH (a house-rule edit) needs its `rule`.
     "COMPONENT_SPLIT_PATCH": False,
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.postprocess_links"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.postprocess_links",
+                             "config.schema.postprocess_oauth"],
     "ENUM_NAME_OVERRIDES": {
         "FaceUpSourceEnum": ["hand", "face_down"],
         "TableStatusEnum": "games.models.Table.Status",
@@ -348,6 +351,14 @@ OAUTH2_PROVIDER = {
     "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
     "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
     "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http"],
+    # Only the authorization code grant and its refresh (accounts.oauth.Server), as the
+    # discovery document says; a public client (a browser or mobile app) sends no secret.
+    "OAUTH2_SERVER_CLASS": "accounts.oauth.Server",
+    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth.Validator",
+    "APPLICATION_ADMIN_CLASS": "accounts.admin.OAuthApplicationAdmin",
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["client_secret_basic", "client_secret_post", "none"],
 }
 
 # Metrics (config/metrics.py, docs/operations.md "Metrics"): GET /metrics on the web processes,
@@ -356,6 +367,10 @@ OAUTH2_PROVIDER = {
 METRICS_ENABLED = env_bool("METRICS_ENABLED", True)
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_PORT = int(os.environ.get("METRICS_PORT", "0") or 0)
+
+# Never below INFO, whatever LOG_LEVEL says: the OAuth libraries' debug lines carry authorization
+# codes, tokens and request bodies.
+QUIET_LOGGERS = {"oauthlib": {"level": "INFO"}, "oauth2_provider": {"level": "INFO"}}
 
 # The web, the worker and beat log through this (config/task_logs.py: Celery does not take the
 # root logger over); the same layout as Celery's own, naming the task a line belongs to.
@@ -366,5 +381,5 @@ LOGGING = {
     "formatters": {"text": {"format": "[%(asctime)s: %(levelname)s/%(processName)s] %(task)s%(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "text", "filters": ["task"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, **QUIET_LOGGERS},
 }

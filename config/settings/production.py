@@ -75,5 +75,5 @@ LOGGING = {
     "formatters": {"json": {"()": "config.logs.JsonFormatter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id", "task"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, **QUIET_LOGGERS},  # noqa: F405
 }

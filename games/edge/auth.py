@@ -148,17 +148,33 @@ class EdgeAuthentication(BaseAuthentication):
 
 
 class EdgeAuthenticationScheme(OpenApiAuthenticationExtension):
-    """How the schema documents `EdgeAuthentication`: a token (`Token` or `Bearer`), or else the
-    session (either)."""
+    """How the schema documents `EdgeAuthentication`: a token (`Token` or `Bearer`), or the
+    session, or an OAuth app's access token (`oauth2`, the authorization code flow of
+    docs/apps.md), whose requirement names the scope the operation needs (accounts.scopes), so a
+    client generator knows what to ask for."""
 
     target_class = EdgeAuthentication
-    name = ["tokenAuth", "cookieAuth"]
+    name = ["tokenAuth", "cookieAuth", "oauth2"]
 
     def get_security_requirement(self, auto_schema):
-        return [{"tokenAuth": []}, {"cookieAuth": []}]
+        first_party = [{"tokenAuth": []}, {"cookieAuth": []}]
+        if getattr(auto_schema.view, "first_party_only", False):  # /me/tokens: no app's token
+            return first_party
+        needed = scopes.required_scope(auto_schema.view, auto_schema.method)
+        return [*first_party, {"oauth2": [needed] if needed in scopes.SCOPES else []}]
 
     def get_security_definition(self, auto_schema):
         return [
             build_bearer_security_scheme_object(header_name="Authorization", token_prefix=KEYWORD),
             {"type": "apiKey", "in": "cookie", "name": settings.SESSION_COOKIE_NAME},
+            {
+                "type": "oauth2",
+                "description": "Third-party apps: the authorization code grant with PKCE (S256 only); the access "
+                               "token is sent as `Authorization: Bearer <token>`. Discovery: "
+                               "`/.well-known/oauth-authorization-server`; revocation: `POST /oauth/revoke`.",
+                "flows": {"authorizationCode": {
+                    "authorizationUrl": "/oauth/authorize", "tokenUrl": "/oauth/token", "refreshUrl": "/oauth/token",
+                    "scopes": dict(scopes.SCOPES),
+                }},
+            },
         ]

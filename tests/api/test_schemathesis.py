@@ -38,6 +38,7 @@ ACCEPTS_400 = {
     "lopti_house_rules_submit": "a house rule's meaning is checked by the engine (L-11.7)",
     "lopti_house_rules_edit": "a house rule's meaning is checked by the engine (L-11.7)",
     "lopti_votes_propose": "a proposal's meaning is checked by the engine (L-12)",
+    "me_tokens_create": "the `bot` scope is for bot accounts only (accounts.services.held_scopes)",
     "me_webhooks_create": "the URL's host must resolve to a public address",
     "me_webhooks_update": "the URL's host must resolve to a public address",
     "replays_verify": "an export's deals and moves are numbered in order, its game and options must exist",
