@@ -150,8 +150,8 @@ def run_sessions(seed: int, sessions: int, hidden_every: int) -> int:
                 assert to_act == [st["turn"]] and not st["out"][st["turn"]]
             elif st["phase"] == "house_rule":  # L-11.1: only the winner acts in the window
                 assert to_act == [st["window"]["winner"]] == [G.view(st, None)["turn"]]
-            else:
-                assert G.view(st, None)["turn"] is None
+            else:  # votes, duels: `turn` names the one seat with a decision due, else null
+                assert G.view(st, None)["turn"] == (to_act[0] if len(to_act) == 1 else None)
             seat = rng.choice(to_act)
             moves = G.legal_moves(st, seat)
             assert moves, "a player to act always has a move"
