@@ -30,8 +30,10 @@ import math
 import threading
 import time
 
+from asgiref.sync import iscoroutinefunction
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.decorators import sync_and_async_middleware
 from rest_framework import throttling
 
 from config.outage import Breaker
@@ -102,34 +104,23 @@ def headers(request) -> dict[str, str]:
     return {"RateLimit-Limit": str(limit), "RateLimit-Remaining": str(remaining), "RateLimit-Reset": str(reset)}
 
 
-class RateLimitHeadersMiddleware:
-    """Adds `headers(request)` to Django's answers (the edge adds them to its own)."""
+def _with_headers(request, response):
+    for name, value in headers(request).items():
+        response[name] = value
+    return response
 
-    async_capable = True
-    sync_capable = True
 
-    def __init__(self, get_response):
-        from asgiref.sync import iscoroutinefunction, markcoroutinefunction
-
-        self.get_response = get_response
-        if iscoroutinefunction(get_response):
-            markcoroutinefunction(self)
-
-    def __call__(self, request):
-        from asgiref.sync import iscoroutinefunction
-
-        if iscoroutinefunction(self):
-            return self.__acall__(request)
-        return self._add(request, self.get_response(request))
-
-    async def __acall__(self, request):
-        return self._add(request, await self.get_response(request))
-
-    @staticmethod
-    def _add(request, response):
-        for name, value in headers(request).items():
-            response[name] = value
-        return response
+@sync_and_async_middleware
+def RateLimitHeadersMiddleware(get_response):  # noqa: N802 - named as the middleware it is
+    """Adds `headers(request)` to Django's answers (the edge adds them to its own); async under
+    ASGI, so a waiting long-poll is not pinned to a thread."""
+    if iscoroutinefunction(get_response):
+        async def middleware(request):
+            return _with_headers(request, await get_response(request))
+    else:
+        def middleware(request):
+            return _with_headers(request, get_response(request))
+    return middleware
 
 
 class _Counting:
