@@ -140,3 +140,171 @@ def postprocess_oauth(result, generator, **kwargs):
             "schema": {"$ref": "#/components/schemas/OAuthServerMetadata"}}}}},
     }}
     return result
+
+
+# --- the games' types (games.engine.types) ----------------------------------------------------
+def _camel(kind: str) -> str:
+    return "".join(part.capitalize() for part in kind.split("_"))
+
+
+def _with_type(kind: str, schema: dict, extra: dict | None = None) -> dict:
+    """`schema` (an object without `type`) with its `type` first and `extra` properties after."""
+    out = dict(schema)
+    out["properties"] = {"type": {"type": "string", "enum": [kind]}, **schema.get("properties", {}), **(extra or {})}
+    out["required"] = ["type", *schema.get("required", [])]
+    return out
+
+
+def _union(members: dict[str, str], description: str) -> dict:
+    """A oneOf of components told apart by `type` (an OpenAPI discriminator)."""
+    return {
+        "oneOf": [{"$ref": f"#/components/schemas/{name}"} for name in members.values()],
+        "discriminator": {"propertyName": "type",
+                          "mapping": {kind: f"#/components/schemas/{name}" for kind, name in members.items()}},
+        "description": description,
+    }
+
+
+_EXPECTED_VERSION = {"type": "integer", "description": "409 `stale_version` unless it equals the table's version"}
+SEAT_FIELDS = ("seat", "player", "is_bot", "away")
+YOU_BEFORE_START = ("seat", "hand")
+LOG_FIELDS = ("seq", "seat", "type", "by", "version", "at", "events", "bot")
+
+
+def game_components(types) -> dict[str, dict]:
+    """The components one game publishes (games.engine.types.GameTypes), named by its title."""
+    from games.engine.types import nullable, ref
+
+    t = types.title
+    out: dict[str, dict] = dict(types.defs)
+    moves = {kind: f"{t}{_camel(kind)}Move" for kind in types.moves}
+    for kind, name in moves.items():
+        out[name] = _with_type(kind, types.moves[kind], {"expected_version": _EXPECTED_VERSION})
+        out[name]["description"] = out[name].get("description") or f"{t}: a `{kind}` move, as `legal_moves` lists it and the move endpoint takes it"
+    out[f"{t}Move"] = _union(moves, f"A {t} move: the body of `POST /tables/{{id}}/moves` at a {t} table")
+    decisions = {kind: f"{t}{_camel(kind)}Decision" for kind in types.decisions}
+    for kind, name in decisions.items():
+        out[name] = _with_type(kind, types.decisions[kind])
+    out[f"{t}LegalMove"] = _union({**moves, **decisions}, f"An entry of `legal_moves` at a {t} table")
+    events = {kind: f"{t}{_camel(kind)}Event" for kind in types.events}
+    for kind, name in events.items():
+        out[name] = _with_type(kind, types.events[kind])
+    out[f"{t}Event"] = _union(events, f"An event at a {t} table, as you may see it")
+
+    # `you` and the seats: before the start only the platform's fields are there (api.md).
+    you = dict(types.you)
+    you["required"] = [name for name in you.get("required", []) if name in YOU_BEFORE_START]
+    later = [name for name in types.you.get("required", []) if name not in YOU_BEFORE_START]
+    you["description"] = (you.get("description", "") + f" Before the start: only {', '.join(YOU_BEFORE_START)}"
+                          + (f"; {', '.join(later)} are there once the game has started." if later else ".")).strip()
+    out[f"{t}You"] = you
+    seat = {
+        "type": "object",
+        "properties": {
+            "seat": {"type": "integer", "minimum": 0},
+            "player": nullable(ref("Player")),
+            "is_bot": {"type": "boolean", "description": "a bot plays the seat (a bot seat, or a player who left)"},
+            "away": {"type": "boolean", "description": "the player missed a deadline and a bot stands in (`POST /back`)"},
+            **{k: v for k, v in types.seat.get("properties", {}).items() if k not in SEAT_FIELDS},
+        },
+        "required": list(SEAT_FIELDS),
+        "description": f"A seat at a {t} table: who sits there, and (once the game has started) its public facts: "
+        + ", ".join(k for k in types.seat.get("required", []) if k not in SEAT_FIELDS),
+    }
+    out[f"{t}Seat"] = seat
+    out[f"{t}Public"] = types.public
+    out[f"{t}State"] = {
+        "type": "object",
+        "description": f"The state view of a {t} table (api.md \"The state view\")",
+        "properties": {
+            "table": {"type": "string", "format": "uuid"},
+            "game": {"type": "string", "enum": [types.game]},
+            "version": {"type": "integer", "minimum": 0},
+            "status": ref("TableStatusEnum"),
+            "phase": {"type": "string", "enum": ["waiting", *types.phases], "description": "`waiting` before the start"},
+            "turn": {"type": ["integer", "null"], "minimum": 0,
+                     "description": "the one seat with a decision due; null when several have one, or none"},
+            "deadline": {"type": ["string", "null"], "format": "date-time"},
+            "dealer": {"type": ["integer", "null"], "minimum": 0},
+            "round": {"type": "integer", "minimum": 0, "description": "the current hand or round, from 1 (0 before the start)"},
+            "you": nullable(ref(f"{t}You")),
+            "seats": {"type": "array", "items": ref(f"{t}Seat")},
+            "legal_moves": {"type": "array", "items": ref(f"{t}LegalMove"),
+                            "description": "every move you may make now, in the form the move endpoint takes"},
+            "public": nullable(ref(f"{t}Public")),
+            "scores": {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}],
+                       "description": f"{types.scores}; null before the start"},
+        },
+        "required": ["table", "game", "version", "status", "phase", "turn", "deadline", "dealer", "round", "you",
+                     "seats", "legal_moves", "public", "scores"],
+    }
+
+    # A move-log entry: the platform's fields, and the move's own (by type) as the log shows them.
+    shown: dict[str, dict] = {}
+    for kind in sorted(set(types.moves) | set(types.log)):
+        for name, schema in types.log.get(kind, types.moves.get(kind, {})).get("properties", {}).items():
+            if name in LOG_FIELDS:
+                continue
+            if name in shown and shown[name] != schema:
+                kept = shown[name]["anyOf"] if "anyOf" in shown[name] and "x-merged" in shown[name] else [shown[name]]
+                shown[name] = {"anyOf": [*kept, schema] if schema not in kept else kept, "x-merged": True}
+            else:
+                shown.setdefault(name, schema)
+    for schema in shown.values():
+        schema.pop("x-merged", None)
+    out[f"{t}LogEntry"] = {
+        "type": "object",
+        "description": f"An entry of a {t} table's move log: who moved, when, and what it caused; the move's own "
+        "fields (by `type`) as you may see them",
+        "properties": {
+            "seq": {"type": "integer", "minimum": 0},
+            "seat": {"type": ["integer", "null"], "minimum": 0, "description": "the seat moved for; null for the server's own"},
+            "type": {"type": "string", "enum": sorted(set(types.moves) | set(types.log) | {"deal", "deal_revealed"})},
+            "by": {"type": "string", "enum": ["player", "server"]},
+            "bot": {"type": "boolean", "enum": [True], "description": "present when a bot made the move"},
+            "version": {"type": "integer", "minimum": 0},
+            "at": {"type": ["string", "null"], "format": "date-time"},
+            "events": {"type": "array", "items": ref(f"{t}Event")},
+            **shown,
+        },
+        "required": ["seq", "seat", "type", "by", "version", "at", "events"],
+    }
+    return out
+
+
+def all_game_types() -> list:
+    from games.engine import registry
+
+    return [game.types for game in registry.all_games() if getattr(game, "types", None) is not None]
+
+
+def postprocess_game_types(result, generator, **kwargs):
+    """The games' own shapes (games.engine.types) as components, and the operations that carry
+    them typed with them: the state (told apart by `game`), the move bodies, the move answer's
+    events and the move log."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    typed = all_game_types()
+    if not typed:
+        return result
+    for types in typed:
+        schemas.update(game_components(types))
+    titles = [types.title for types in typed]
+    schemas["State"] = {
+        "oneOf": [{"$ref": f"#/components/schemas/{t}State"} for t in titles],
+        "discriminator": {"propertyName": "game",
+                          "mapping": {types.game: f"#/components/schemas/{types.title}State" for types in typed}},
+        "description": "Your view of a table (api.md \"The state view\"): one form per game, told apart by `game`",
+    }
+    schemas["GameEvent"] = {"anyOf": [{"$ref": f"#/components/schemas/{t}Event"} for t in titles],
+                            "description": "An event of the table's game (its form depends on the game)"}
+    if "MoveResult" in schemas:
+        schemas["MoveResult"]["properties"]["events"] = {
+            "type": "array", "items": {"$ref": "#/components/schemas/GameEvent"}, "description": "what the move caused, as you may see it"}
+    schemas["MoveInputRequest"] = {
+        "anyOf": [{"$ref": f"#/components/schemas/{t}Move"} for t in titles],
+        "description": "A move, in the form `legal_moves` lists it (its fields depend on the game and the type), "
+        "with `expected_version` optionally",
+    }
+    schemas["MoveLogEntry"] = {"anyOf": [{"$ref": f"#/components/schemas/{t}LogEntry"} for t in titles],
+                               "description": "An entry of the move log (its form depends on the game)"}
+    return result

@@ -235,6 +235,9 @@ SPECTACULAR_SETTINGS = {
         "State-changing POSTs accept an `Idempotency-Key` header and `expected_version`."
     ),
     "VERSION": "1.0.0",
+    # OpenAPI 3.1: its schemas are JSON Schema 2020-12 (the games' types, games.engine.types,
+    # validate views with a stock validator) and it has `webhooks` for the deliveries.
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -248,7 +251,8 @@ SPECTACULAR_SETTINGS = {
     # PATCH bodies are not partial here: the one PATCH (a house-rule edit) needs its `rule`.
     "COMPONENT_SPLIT_PATCH": False,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.postprocess_links",
-                             "config.schema.postprocess_oauth"],
+                             "config.schema.postprocess_oauth",
+                             "config.schema.postprocess_game_types"],
     "ENUM_NAME_OVERRIDES": {
         "FaceUpSourceEnum": ["hand", "face_down"],
         "TableStatusEnum": "games.models.Table.Status",
