@@ -105,6 +105,16 @@ class HouseRuleDeclineSerializer(serializers.Serializer):
         ref_name = "HouseRuleDecline"
 
 
+class HouseRuleDeclinedSerializer(serializers.Serializer):
+    """The answer to a decline, typed so that generated clients read it (not an untyped 200)."""
+
+    declined = _TrueField()
+    version = serializers.IntegerField(help_text="the table's version after the decline")
+
+    class Meta:
+        ref_name = "HouseRuleDeclined"
+
+
 # POST takes `{rule}` or `{"decline": true}`: one of two bodies, not one body with two
 # optional fields (the schema says what the server accepts: tests/api/test_schema_findings.py).
 HOUSE_RULE_SUBMIT = PolymorphicProxySerializer(
@@ -149,7 +159,10 @@ class VoteSerializer(serializers.Serializer):
     key = serializers.CharField(allow_null=True)
     value = serializers.JSONField(allow_null=True)
     tally = serializers.DictField(help_text="yes, no, abstain, members")
-    ballots = serializers.ListField(child=serializers.DictField(), help_text="public ballots, in order")
+    ballots = serializers.ListField(
+        child=serializers.ChoiceField(choices=["yes", "no", "abstain"], allow_null=True),
+        help_text="each seat's ballot, by seat: yes, no, abstain, or null while it has not voted",
+    )
     status = serializers.ChoiceField(choices=["open", "passed", "failed", "tied", "decided"])
     stage = serializers.CharField(help_text="ballots, champions or duel")
     opponent = serializers.IntegerField(allow_null=True, help_text="the seat facing the proposer in a duel")
@@ -206,7 +219,7 @@ class HouseRulesApi(Idempotent, APIView):
         request=HOUSE_RULE_SUBMIT,
         responses={
             201: RuleViewSerializer(many=True),
-            200: OpenApiResponse(description="declined: `{\"declined\": true, \"version\"}`"),
+            200: OpenApiResponse(HouseRuleDeclinedSerializer, description="declined"),
             **errors("invalid", "illegal_move", "forbidden", "not_found", "not_your_turn", "conflict", "idempotency_key_reused"),
         },
     )
