@@ -1,0 +1,249 @@
+"""Plays a table of each game (President, Auction Pitch, Lopti) against random bots, through
+the client generated from the API's schema (clients/python/generate.sh) and nothing else: its
+operations, its typed models and their fields.
+
+    python clients/python/play.py [--base-url http://127.0.0.1:8000] [--timeout 300]
+
+For each game it registers nothing new (one user for the three tables, registered first),
+creates a table with the fewest seats the game allows and options that make it short, fills
+the other seats with `random` bots (`bot_delay: 0`: they move at once), starts it and plays
+its own seat to the end: it long-polls the state (`?wait=` with the last `ETag` in
+`If-None-Match`) and, whenever `legal_moves` is not empty, sends one of them to the endpoint
+that takes it. In Lopti it also proposes a Rule Vote once, which the bot opposes, so that the
+tie goes to a rock-paper-scissors duel the program has to throw in, and it declines the house
+rule when it wins a round. One line per finished table; exit status 1 on any failure.
+
+The generated package (`cardgames_client`) is imported from this folder or from PYTHONPATH."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import httpx  # noqa: E402 - the generated client's own HTTP library, for its timeout only
+from cardgames_client import AuthenticatedClient, Client  # noqa: E402
+from cardgames_client.api.v1 import (  # noqa: E402
+    auth_register,
+    games_list,
+    lopti_duels_throw,
+    lopti_house_rules_submit,
+    lopti_votes_ballot,
+    lopti_votes_champion,
+    lopti_votes_propose,
+    tables_bots_add,
+    tables_create,
+    tables_moves_create,
+    tables_start,
+    tables_state,
+)
+from cardgames_client.models import (  # noqa: E402
+    AppliesEnum,
+    BallotRequest,
+    Duel,
+    Error,
+    Game,
+    GameEnum,
+    HouseRuleDeclined,
+    HouseRuleDeclineRequest,
+    KindEnum,
+    LevelEnum,
+    MoveInputRequest,
+    MoveResult,
+    RegisterRequest,
+    RuleVote,
+    State,
+    StateLegalMovesItem,
+    Table,
+    TableAddBotRequest,
+    TableCreateRequest,
+    TableCreateRequestOptions,
+    TableStatusEnum,
+    ThrowEnum,
+    ThrowRequest,
+    VoteProposalRequest,
+)
+
+T = TypeVar("T")
+WAIT = 25  # seconds a state long-poll may be held (the server allows up to 30)
+
+
+class Failure(Exception):
+    """Anything that stops a game: an error answer, an unexpected one, or no end in time."""
+
+
+def expect(result: object, kind: type[T], what: str) -> T:
+    """`result` if it is a `kind`; else a Failure that names the error the server answered."""
+    if isinstance(result, kind):
+        return result
+    if isinstance(result, Error):
+        raise Failure(f"{what}: {result.code} ({result.message})")
+    raise Failure(f"{what}: unexpected answer {result!r}")
+
+
+@dataclass
+class Plan:
+    """A game's table: the options that keep it short (GET /games lists each game's options)."""
+
+    game: GameEnum
+    options: dict[str, int | float | bool | str]
+
+
+PLANS = [
+    # One hand instead of playing to 11 points (P-7.2).
+    Plan(GameEnum.PRESIDENT, {"hands": 1}),
+    # The first to 1 point wins: usually the first hand (A-7.1).
+    Plan(GameEnum.PITCH, {"target_score": 1}),
+    # Two rounds (so a round's winner may have a house rule to write or decline, L-11.1),
+    # with fewer cards per player.
+    Plan(GameEnum.LOPTI, {"rounds": 2, "draw_rule": "none", "hand_size": 2, "face_up_count": 1, "face_down_count": 1}),
+]
+
+
+def create_table(client: AuthenticatedClient, plan: Plan, catalogue: list[Game]) -> Table:
+    game = next(g for g in catalogue if g.slug == plan.game.value)
+    options = TableCreateRequestOptions()
+    for name, value in {**plan.options, "bot_delay": 0}.items():
+        options[name] = value
+    table = expect(
+        tables_create.sync(client=client, body=TableCreateRequest(game=plan.game, seats=game.min_players, options=options)),
+        Table, "create the table",
+    )
+    for seat in range(1, game.min_players):
+        expect(tables_bots_add.sync(table.id, client=client, body=TableAddBotRequest(level=LevelEnum.RANDOM, seat=seat)),
+               Table, f"a bot in seat {seat}")
+    return expect(tables_start.sync(table.id, client=client), Table, "start")
+
+
+class Player:
+    """One seat of one table, played to the end."""
+
+    def __init__(self, client: AuthenticatedClient, table: Table):
+        self.client, self.table_id = client, table.id
+        self.etag: str | None = None
+        self.decisions = 0
+        self.proposed = False
+        self.declined = 0
+        self.throws = 0
+        self.kinds: dict[str, int] = {}
+
+    def poll(self) -> State | None:
+        """The next state (None while it has not changed): a long-poll from the last ETag, or
+        at once after our own decision (the ETag is then set to None)."""
+        if self.etag is None:
+            response = tables_state.sync_detailed(self.table_id, client=self.client)
+        else:
+            response = tables_state.sync_detailed(self.table_id, client=self.client, wait=WAIT, if_none_match=self.etag)
+        if response.status_code == 304:
+            return None
+        state = expect(response.parsed, State, "state")
+        self.etag = response.headers.get("ETag")
+        return state
+
+    def play(self, timeout: float) -> State:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            state = self.poll()
+            if state is None:
+                continue
+            if state.status == TableStatusEnum.FINISHED:
+                return state
+            if state.legal_moves:
+                self.decide(state)
+                self.etag = None  # our own change: read the state it made at once
+            elif self.may_propose(state):
+                self.propose()
+        raise Failure(f"no end within {timeout:.0f} s")
+
+    # --- decisions -------------------------------------------------------------------------
+    def decide(self, state: State) -> None:
+        move = choose(state.legal_moves)
+        kind = move["type"]
+        self.decisions += 1
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        what = f"{kind} (decision {self.decisions})"
+        if kind == "decline_rule":  # L-11.1: the round's winner may write a house rule
+            self.declined += 1
+            expect(lopti_house_rules_submit.sync(self.table_id, client=self.client,
+                                                 body=HouseRuleDeclineRequest(decline=True)), HouseRuleDeclined, what)
+        elif kind == "ballot":  # L-12.2: a member's ballot on a Rule Vote
+            expect(lopti_votes_ballot.sync(self.table_id, move["vote_id"], client=self.client,
+                                           body=BallotRequest(yes=move["yes"])), RuleVote, what)
+        elif kind == "champion":  # L-12.3: come forward for a tied vote
+            expect(lopti_votes_champion.sync(self.table_id, move["vote_id"], client=self.client), RuleVote, what)
+        elif kind == "throw":  # L-12.4: a throw of the duel
+            self.throws += 1
+            expect(lopti_duels_throw.sync(self.table_id, move["duel_id"], client=self.client,
+                                          body=ThrowRequest(throw=ThrowEnum(move["throw"]))), Duel, what)
+        else:  # a game move, abstain and no_champion: POST /moves
+            expect(tables_moves_create.sync(self.table_id, client=self.client,
+                                            body=MoveInputRequest.from_dict(move.to_dict())), MoveResult, what)
+
+    def may_propose(self, state: State) -> bool:
+        """Once, in a Lopti round's play, when no vote was proposed this round (L-12.1)."""
+        public = state.public.additional_properties
+        window = public.get("window")
+        return (state.game == "lopti" and not self.proposed and state.phase == "play"
+                and not public.get("vote_used") and public.get("vote") is None
+                and not (window and window.get("open")))
+
+    def propose(self) -> None:
+        """A Rule Vote on a base rule for the next round: the bot votes no (the tie goes to a
+        rock-paper-scissors duel, L-12.3)."""
+        self.proposed = True
+        proposal = VoteProposalRequest(kind=KindEnum.BASE_RULE, applies=AppliesEnum.NEXT_ROUND,
+                                       key="extra_play_on_clear", value=False)
+        result = lopti_votes_propose.sync(self.table_id, client=self.client, body=proposal)
+        # The window may have opened or the round ended in between: a 409 is no failure.
+        if isinstance(result, Error) and result.code == "conflict":
+            return
+        expect(result, RuleVote, "propose a Rule Vote")
+
+
+def choose(legal: list[StateLegalMovesItem]) -> StateLegalMovesItem:
+    """A move that ends games soon: no pile taken while a card can be played, no swap."""
+    rank = {"take_pile": 2, "swap": 1}
+    return min(legal, key=lambda move: rank.get(move["type"], 0))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="the server (default: a local make run)")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds each game may take")
+    args = parser.parse_args()
+    timeout = httpx.Timeout(WAIT + 30)
+    anonymous = Client(base_url=args.base_url, timeout=timeout)
+    name = f"py-{secrets.token_hex(4)}"
+    registered = auth_register.sync(client=anonymous, body=RegisterRequest(username=name, password=secrets.token_urlsafe(16)))
+    if isinstance(registered, Error) or registered is None:
+        print(f"register: {registered}", file=sys.stderr)
+        return 1
+    client = AuthenticatedClient(base_url=args.base_url, token=registered.token, prefix="Token", timeout=timeout)
+    failed = 0
+    catalogue = expect(games_list.sync(client=client), list, "games")
+    for plan in PLANS:
+        started = time.monotonic()
+        try:
+            table = create_table(client, plan, catalogue)
+            player = Player(client, table)
+            state = player.play(args.timeout)
+            extra = ""
+            if plan.game == GameEnum.LOPTI:
+                extra = f", {player.kinds}, rule vote proposed: {player.proposed}, throws: {player.throws}, rules declined: {player.declined}"
+            print(f"{plan.game.value}: finished, table {table.id}, {len(table.seats)} seats, "
+                  f"{player.decisions} decisions, scores {state.scores}{extra} ({time.monotonic() - started:.1f} s)",
+                  flush=True)
+        except (Failure, httpx.HTTPError) as exc:
+            failed += 1
+            print(f"{plan.game.value}: FAILED: {exc}", file=sys.stderr, flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
