@@ -7,7 +7,7 @@ INSTALLED := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-slow test-readme test-busy soak-embedded install migrate lint bench bench-longpoll bench-bots fuzz soak clean
+.PHONY: run test test-slow test-readme test-busy test-clients soak-embedded install migrate lint bench bench-longpoll bench-bots fuzz soak clean
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,13 @@ test-slow: install
 # CI runs it.
 test-readme: install
 	$(BIN)/python -m pytest tests/integration/test_readme.py tests/integration/test_apps_doc.py -m readme -q $(PYTEST_ARGS)
+
+# The generated clients of clients/ (Python, TypeScript) against a live `manage.py serve`: the
+# schema fetched, both clients generated (a generator warning fails), built (npm ci, tsc
+# --strict) and their play programs run to the end of a table of each game (about a minute;
+# needs Node.js, npm and the npm registry). CI runs it.
+test-clients: install
+	$(BIN)/python -m pytest tests/integration/test_clients.py -m clients -q $(PYTEST_ARGS)
 
 # Every kind of writer at once on `make run`'s process tree and embedded defaults, with SQLite's
 # write lock held past its busy timeout meanwhile: no 5xx, verify_tables clean (about two

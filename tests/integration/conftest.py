@@ -189,11 +189,13 @@ def serve(tmp_path):
 
 
 # Markers that `make test` leaves out; `-m soak` (make soak-embedded), `-m readme`
-# (make test-readme), `-m busy` (make test-busy), or any -m expression naming them, selects them.
+# (make test-readme), `-m busy` (make test-busy), `-m clients` (make test-clients), or any -m
+# expression naming them, selects them.
 OPT_IN = {
     "soak": "minutes of bot play on `make run`'s process tree (make soak-embedded)",
     "readme": "runs README.md's sh blocks against a live server (make test-readme)",
     "busy": "every kind of writer at once on a busy embedded database, about two minutes (make test-busy)",
+    "clients": "generates, builds and runs clients/python and clients/typescript against a live server; needs npm (make test-clients)",
 }
 
 
