@@ -143,8 +143,8 @@ def test_random_states_views_moves_and_events_match_the_schema(slug, components)
             for viewer in [*range(players), None]:
                 view = game.view(state, viewer)
                 shown = selectors.started_state({**base, "version": version}, seats, view, active=True)
-                check("State", shown, f"{slug} view of seat {viewer}")
                 check(f"{t}State", shown, f"{slug} view of seat {viewer}")
+                check("State", shown, f"{slug} view of seat {viewer}")
                 for move in view["legal_moves"]:
                     check(f"{t}LegalMove", move, f"{slug} legal move")
                     if move["type"] in types.moves:
