@@ -1,6 +1,7 @@
 """The project's users have the repository and nothing else: no issue tracker, no design notes
-beside it. So what the docs (README.md, docs/) and the project's comments and docstrings (Python,
-JavaScript, templates, Makefile, docker/, .ci/run, pyproject.toml) cite must be in the repository:
+beside it. So what the docs (README.md, docs/, clients/*/README.md) and the project's comments and
+docstrings (Python, JavaScript, TypeScript, templates, Makefile, docker/, .ci/run, pyproject.toml,
+the clients' programs) cite must be in the repository:
 
 - every repository path they name (`games/edge/state.py`, `docs/operations.md#metrics`,
   `games/services/*.py`) is a file or folder that exists; what it names inside the file is
@@ -32,12 +33,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # The repository's top-level folders: a path is the repository's when it starts with one of them.
-TOP = (".ci", "accounts", "bench", "config", "docker", "docs", "games", "tests", "tools")
+TOP = (".ci", "accounts", "bench", "clients", "config", "docker", "docs", "games", "tests", "tools")
 # Repository-relative paths the docs and comments name that are not committed, each for a reason.
 RUNTIME = {
     "docker/.env": "the operator's settings, copied from docker/env.example (git and Docker ignore it)",
     "bench/results/": "the benches' JSON lines, written by each run (git ignores them)",
     "docker/dockerfile": "`# syntax=docker/dockerfile:1`, BuildKit's front-end image, not a file",
+    "clients/python/cardgames_client/": "the generated Python client, written by clients/python/generate.sh (git ignores it)",
+    "clients/typescript/src/schema.d.ts": "the generated TypeScript types, written by `npm run generate` (git ignores them)",
+    "clients/typescript/dist/": "the compiled TypeScript program, written by `npm run build` (git ignores it)",
 }
 
 TOPS = "|".join(re.escape(top) for top in TOP)
@@ -60,14 +64,15 @@ JS_COMMENT = r"/\*[\s\S]*?\*/|(?<![:\w\"'`])//[^\n]*"
 
 
 def markdown_files() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "clients").glob("*/README.md"))]
 
 
 def python_files() -> list[Path]:
     files = [ROOT / "manage.py"]
     for top in ("accounts", "bench", "config", "games", "tests", "tools"):
         files += sorted(p for p in (ROOT / top).rglob("*.py") if "__pycache__" not in p.parts)
-    return files
+    # The clients' own programs, not what they generate.
+    return files + sorted((ROOT / "clients" / "python").glob("*.py"))
 
 
 def hash_comment_files() -> list[Path]:
@@ -117,6 +122,10 @@ def cited_text() -> tuple[tuple[str, int, str], ...]:
     sources = [(path, python_comments) for path in python_files()]
     sources += [(path, hash_comments) for path in hash_comment_files()]
     sources += [(path, js_comments) for path in sorted((ROOT / "games" / "static").rglob("*.js"))]
+    typescript = ROOT / "clients" / "typescript"
+    sources += [(path, js_comments) for path in [typescript / "generate.mjs", *sorted((typescript / "src").glob("*.ts"))]
+                if path.name != "schema.d.ts"]
+    sources += [(ROOT / "clients" / "python" / "generate.sh", hash_comments)]
     sources += [(path, template_comments) for path in sorted((ROOT / "games" / "templates").rglob("*.html"))]
     for path, comments in sources:
         found += [(str(path.relative_to(ROOT)), line, text) for line, text in comments(path)]
