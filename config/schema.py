@@ -201,9 +201,12 @@ def game_components(types) -> dict[str, dict]:
     if deal is not None:
         later = [k for k in deal["required"] if k not in ("type", "deal")]
         deal["properties"].update({"deal_commitment": DEAL_FIELDS["deal_commitment"], "fixed_deck": DEAL_FIELDS["fixed_deck"]})
-        deal["required"] = ["type", "deal"]
-        deal["description"] = ("A deal: its number and `deal_commitment` (or `fixed_deck`); "
-                               + (f"{', '.join(later)} in every deal but the first (entry 0 of the move log)" if later else ""))
+        # Tables dealt before fair deals (replayed exports of them too) logged deals without a
+        # number or commitment: only `type` is always there.
+        deal["required"] = ["type"]
+        deal["description"] = ("A deal: its number and `deal_commitment` (or `fixed_deck`), except at tables dealt before "
+                               "fair deals; " + (f"{', '.join(later)} in every deal but the first (entry 0 of the move log)"
+                                                 if later else ""))
     out[f"{t}Event"] = _union(events, f"An event at a {t} table, as you may see it")
 
     # `you` and the seats: before the start only the platform's fields are there (api.md).
