@@ -10,9 +10,10 @@ The floors are one app (bench/floor/) served two ways:
 
 Starts a throwaway PostgreSQL cluster and a private Redis, migrates and seeds the apps, serves
 them, then for each of REPS repetitions measures every pair on the project and on each floor
-back to back (the order rotated by one each repetition, so no app always runs right after the
-same other), and prints the median, min and max of the same-repetition ratios as a Markdown
-table (for docs/performance.md), one row per pair and floor. JSON lines go to bench/results/.
+back to back (the order rotated by one each repetition: over three repetitions each app runs
+first, second and last once), and prints the median, min and max of the same-repetition
+ratios as a Markdown table (for docs/performance.md), one row per pair and floor. JSON lines
+go to bench/results/.
 
 Pairs (project / floor):
   read     GET /tables/{id}/state (200)               / GET /floor/state (200)
@@ -42,10 +43,6 @@ import urllib.request
 from pathlib import Path
 
 from stack import BENCH, FLOOR, PYTHON, ROOT, Stack, git_commit, log, project_env, wait_http
-
-
-def env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))
 
 
 def measure(port: int, scenario: str, targets: Path, cfg: dict, labels: dict, extra: list[str] = ()) -> dict:
@@ -212,34 +209,43 @@ def same_bodies(urls: dict[str, tuple[str, str]]) -> None:
         raise SystemExit(f"bench: the floors answer differently: {seen}")
 
 
-def main():
+def config(environ) -> dict:
+    """The run's settings from the environment (the knobs of docs/performance.md)."""
     cfg = {
-        "conc": env_int("CONC", 8), "duration": float(os.environ.get("DURATION", 10)),
-        "warmup": float(os.environ.get("WARMUP", 2)), "reps": env_int("REPS", 3),
-        "server": os.environ.get("SERVER", "uvicorn"), "workers": env_int("WORKERS", 2),
-        "floors": os.environ.get("FLOORS", "uvicorn gthread").split(),
-        "pairs": os.environ.get("PAIRS", "read read304 play").split(), "wait": env_int("WAIT", 30),
-        "poll_interval": float(os.environ.get("POLL_INTERVAL", 0.05)),
-        "throttles": os.environ.get("THROTTLES", "1") != "0",
-        "conn_max_age": os.environ.get("DB_CONN_MAX_AGE", "0"),
+        "conc": int(environ.get("CONC", 8)), "duration": float(environ.get("DURATION", 10)),
+        "warmup": float(environ.get("WARMUP", 2)), "reps": int(environ.get("REPS", 3)),
+        "server": environ.get("SERVER", "uvicorn"), "workers": int(environ.get("WORKERS", 2)),
+        "floors": environ.get("FLOORS", "uvicorn gthread").split(),
+        "pairs": environ.get("PAIRS", "read read304 play").split(), "wait": int(environ.get("WAIT", 30)),
+        "poll_interval": float(environ.get("POLL_INTERVAL", 0.05)),
+        "throttles": environ.get("THROTTLES", "1") != "0",
+        "conn_max_age": environ.get("DB_CONN_MAX_AGE", "0"),
     }
-    cfg["gthreads"] = env_int("GTHREADS", gthreads(cfg["conc"]))
+    cfg["gthreads"] = int(environ.get("GTHREADS", gthreads(cfg["conc"])))
     if not cfg["floors"] or set(cfg["floors"]) - set(FLOOR_NAMES):
         raise SystemExit(f"bench: FLOORS takes one or more of {' '.join(FLOOR_NAMES)}")
-    if os.environ.get("BOTS", "0") != "0" and "bots" not in cfg["pairs"]:
+    if environ.get("BOTS", "0") != "0" and "bots" not in cfg["pairs"]:
         cfg["pairs"].append("bots")
-    server_label = cfg["server_label"] = "uvicorn" if cfg["server"] == "uvicorn" else "custom"
+    cfg["server_label"] = "uvicorn" if cfg["server"] == "uvicorn" else "custom"
     cfg["floor_labels"] = floor_labels(cfg)
+    # measured in this order in the first repetition, then rotated (rotation())
+    cfg["order"] = [*cfg["floor_labels"], "project"]
     gthread_note = (f"gthread floor: {cfg['workers']} workers × {cfg['gthreads']} threads, "
                     if "floor_gthread" in cfg["floor_labels"] else "")
-    cfg["label"] = (f"c = {cfg['conc']}, project and uvicorn floor on {server_label} × {cfg['workers']} workers, "
-                    f"{gthread_note}PostgreSQL + Redis, median (min–max) of {cfg['reps']} same-run ratios")
+    cfg["label"] = (f"c = {cfg['conc']}, project and uvicorn floor on {cfg['server_label']} × {cfg['workers']} "
+                    f"workers, {gthread_note}PostgreSQL + Redis, median (min–max) of {cfg['reps']} same-run ratios")
+    return cfg
+
+
+def main():
+    cfg = config(os.environ)
+    server_label = cfg["server_label"]
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
     out = Path(os.environ.get("OUT", results / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"))
     commit, started = git_commit(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load0 = os.getloadavg()[0]
-    shown = {k: v for k, v in cfg.items() if k not in ("label", "floor_labels", "server_label")}
+    shown = {k: v for k, v in cfg.items() if k not in ("label", "floor_labels", "server_label", "order")}
     log(f"bench at {commit}, load average {os.getloadavg()[0]:.1f}: {json.dumps(shown)} -> {out}")
     extra_env = dict(kv.split("=", 1) for kv in shlex.split(os.environ.get("PROJECT_ENV", "")))
     floors = list(cfg["floor_labels"])
@@ -292,7 +298,7 @@ def main():
                         env=penv)
         play_args = ["--wait", str(cfg["wait"]), "--poll-interval", str(cfg["poll_interval"]),
                      "--table-options", '{"bot_delay": 0}']
-        order = [*floors, "project"]
+        order = cfg["order"]
         requests = {}
         sessions0 = stack.pg_sessions()
         for rep in range(1, cfg["reps"] + 1):
