@@ -42,7 +42,19 @@ import time
 import urllib.request
 from pathlib import Path
 
-from stack import BENCH, FLOOR, PYTHON, ROOT, Stack, git_commit, log, project_env, wait_http
+from stack import (
+    BENCH,
+    FLOOR,
+    PYTHON,
+    ROOT,
+    Stack,
+    git_commit,
+    log,
+    proc_figures,
+    proc_tree,
+    project_env,
+    wait_http,
+)
 
 
 def measure(port: int, scenario: str, targets: Path, cfg: dict, labels: dict, extra: list[str] = ()) -> dict:
@@ -189,6 +201,24 @@ def bars(rows: list[dict], cfg: dict) -> list[str]:
     return out
 
 
+def cpu_line(rows: list[dict], cfg: dict) -> str:
+    """Each app's server CPU per answer, the median over repetitions, per pair: the servers'
+    own cost (not PostgreSQL's or Redis's), which shows whether a slower app computes more or
+    waits more on a busy machine."""
+    labels = {"project": "project", **cfg["floor_labels"]}
+    parts = []
+    for pair in cfg["pairs"]:
+        cells = []
+        for target, label in labels.items():
+            values = [r["server_cpu_ms_per_request"] for r in rows
+                      if r["pair"] == pair and r["target"] == target and r.get("server_cpu_ms_per_request") is not None]
+            if values:
+                cells.append(f"{label} {statistics.median(values):.2f}")
+        if cells:
+            parts.append(f"{pair}: " + ", ".join(cells))
+    return "Server CPU per answer, ms (median over repetitions, warm-up included): " + "; ".join(parts)
+
+
 def sessions_line(opened: dict[str, int], requests: dict[str, int], cfg: dict) -> str:
     """How many PostgreSQL sessions each app opened while it was measured, against its
     requests: persistent or pooled connections open a handful, CONN_MAX_AGE=0 one per request."""
@@ -313,8 +343,13 @@ def main():
                         run_labels.update(server="gunicorn gthread", threads=cfg["gthreads"],
                                           conn_max_age=GTHREAD_CONN_MAX_AGE)
                     before = stack.pg_sessions()
+                    cpu0 = proc_figures(proc_tree(procs[target].pid))["cpu_s"]
                     row = measure(ports[target], scenario, files[target_file], cfg, run_labels,
                                   play_args if is_play else [])
+                    # the server's own CPU (all its processes) per answer, warm-up included: a
+                    # cost that the machine's other load blurs less than the rate does
+                    cpu = proc_figures(proc_tree(procs[target].pid))["cpu_s"] - cpu0
+                    row["server_cpu_ms_per_request"] = round(1000 * cpu / row["requests"], 2) if row["requests"] else None
                     row["db_sessions"] = stack.pg_sessions().get(databases[target], 0) - before.get(databases[target], 0)
                     requests[target] = requests.get(target, 0) + row["requests"]
                     row.update(pair=pair, rep=rep)
@@ -346,6 +381,7 @@ def main():
     lines = bars(rows, cfg)
     if lines:
         print("\nIssue 27's bars against the gthread floor (printed, not asserted):\n" + "\n".join(lines))
+    print("\n" + cpu_line(rows, cfg))
     print("\n" + sessions_line(opened, requests, cfg))
 
 

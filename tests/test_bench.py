@@ -132,6 +132,10 @@ def test_the_report_divides_project_by_floor_within_each_repetition(bench_module
     # the bar for the 200 is judged against the gthread floor only
     assert run.bars(rows, cfg) == [
         "- read vs floor (gunicorn gthread, CONN_MAX_AGE=600): 2.00× against the bar of ≥ 1.2×: met"]
+    for r, cpu in zip(rows, (2, 1, 2, 1, 2, 1, 4, 5, 6), strict=True):
+        r["server_cpu_ms_per_request"] = cpu
+    assert run.cpu_line(rows, cfg).endswith(
+        "read: project 1.00, floor (uvicorn, CONN_MAX_AGE=0) 2.00, floor (gunicorn gthread, CONN_MAX_AGE=600) 5.00")
 
 
 def test_a_run_measures_the_project_and_both_floors_in_a_rotated_order(bench_modules):
