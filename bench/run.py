@@ -103,7 +103,7 @@ FLOOR_NAMES = {"uvicorn": "floor", "gthread": "floor_gthread"}
 GUNICORN_GTHREAD = ("{python} -m gunicorn {app} --worker-class gthread --workers {workers} --threads {threads} "
                     "--bind 127.0.0.1:{port} --keep-alive 5 --log-level warning")
 GTHREAD_CONN_MAX_AGE = "600"
-# The issue's bars against the gthread floor (issue 27, item 4): printed, never asserted.
+# The bars the project keeps against the gthread floor (docs/performance.md): printed, never asserted.
 BARS = {("read304", "floor_gthread"): 4.0, ("read", "floor_gthread"): 1.2}
 
 
@@ -380,7 +380,7 @@ def main():
     print(table)
     lines = bars(rows, cfg)
     if lines:
-        print("\nIssue 27's bars against the gthread floor (printed, not asserted):\n" + "\n".join(lines))
+        print("\nThe bars against the gthread floor (printed, not asserted):\n" + "\n".join(lines))
     print("\n" + cpu_line(rows, cfg))
     print("\n" + sessions_line(opened, requests, cfg))
 

@@ -129,7 +129,7 @@ def test_the_report_divides_project_by_floor_within_each_repetition(bench_module
     assert gthread.startswith("| GET state (200) vs floor read | floor (gunicorn gthread, CONN_MAX_AGE=600) |")
     assert "| 2.00× (1.00–2.00) | 0.50× (0.50–1.00) |" in gthread
     assert "| 70/s, 20.0 ms | 70/s, 40.0 ms | 3/0 |" in gthread
-    # the bar for the 200 is judged against the gthread floor only
+    # the bar for the 200 is judged against the gthread floor only
     assert run.bars(rows, cfg) == [
         "- read vs floor (gunicorn gthread, CONN_MAX_AGE=600): 2.00× against the bar of ≥ 1.2×: met"]
     for r, cpu in zip(rows, (2, 1, 2, 1, 2, 1, 4, 5, 6), strict=True):
