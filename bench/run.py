@@ -115,9 +115,9 @@ def floor_labels(cfg: dict) -> dict[str, str]:
 
 
 def gthreads(conc: int) -> int:
-    """Threads per gunicorn worker: one per client of the load (so every client has a thread
-    even when all its connections land on one worker), at least 4, at most 8 (more threads
-    than that only contend for the GIL on a small machine)."""
+    """Threads per gunicorn worker: one per client of the load (so no request waits for a
+    thread even when every client's connection lands on the same worker), at least 4, at most
+    8 (more threads than that only contend for the GIL on a small machine)."""
     return min(8, max(4, conc))
 
 
