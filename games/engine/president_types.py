@@ -7,7 +7,7 @@ from __future__ import annotations
 from .types import BOOL, COUNT, HEX64, INT, SEAT, GameTypes, array, cards, enum, nullable, obj, ref
 
 # Kept in step with president.py by tests/engine/test_types.py (every value must validate).
-ROLE = enum(
+ROLE_ENUM = enum(
     "president",
     "vice_president",
     "upper_neutral",
@@ -18,11 +18,11 @@ ROLE = enum(
     "super_scum",
     description="a role by finishing place (P-6): neutrals with 5-7 players, `super_scum` last of 7",
 )
-PLAY_RANK = enum(
+RANK_ENUM = enum(
     "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "joker",
     description="the rank a play counts as, natural order low to high (P-1.2); both jokers are the rank `joker` (P-9.5)",
 )
-VARIATION = enum(
+VARIATION_ENUM = enum(
     "larger_sets_beat_lower",
     "larger_sets_beat_any",
     "equal_rank_beats",
@@ -32,6 +32,8 @@ VARIATION = enum(
     "clear_threes",
     description="a variation rule of P-9 (a table option)",
 )
+# Named (components), so a generated client has one enum class for each, wherever it is used.
+ROLE, PLAY_RANK, VARIATION = ref("PresidentRole"), ref("PresidentRank"), ref("PresidentVariation")
 PLACE = {"type": "integer", "minimum": 1, "maximum": 7, "description": "a finishing place, 1 = first out (P-5)"}
 POINTS = {"type": "integer", "minimum": -2, "maximum": 2, "description": "the points of a role (P-6)"}
 EXCHANGE_COUNT = {"type": "integer", "minimum": 1, "maximum": 2, "description": "cards given (P-3.1, P-3.2)"}
@@ -249,6 +251,9 @@ TYPES = GameTypes(
     events=EVENTS,
     log=LOG,
     defs={
+        "PresidentRole": ROLE_ENUM,
+        "PresidentRank": RANK_ENUM,
+        "PresidentVariation": VARIATION_ENUM,
         "PresidentPlay": PLAY,
         "PresidentStanding": STANDING,
         "PresidentLastTrick": LAST_TRICK,
