@@ -154,10 +154,13 @@ MOVES = {
 
 # The move log's view of a move (president.President.view_move): a give's cards only for the
 # giver and the receiver (P-8), a count for everybody else.
+# One schema for both types' `cards`, so the log entry's `cards` is one array, not a union of two.
+LOG_CARDS = cards("the cards played, or given (a give's only to the giver and the receiver, P-8)") | {"minItems": 1, "maxItems": 4}
 LOG = {
+    "play": obj({"cards": LOG_CARDS}, description="a play as the log shows it: as sent"),
     "give": obj(
         {
-            "cards": cards("the cards given; shown to the giver and the receiver only (P-8)") | {"minItems": 1, "maxItems": 2},
+            "cards": LOG_CARDS,
             "cards_count": {"type": "integer", "minimum": 1, "maximum": 2,
                             "description": "how many cards were given; instead of `cards` for the other viewers (P-8)"},
         },
