@@ -21,6 +21,7 @@ import argparse
 import secrets
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -54,12 +55,29 @@ from cardgames_client.models import (  # noqa: E402
     HouseRuleDeclineRequest,
     KindEnum,
     LevelEnum,
-    MoveInputRequest,
+    LoptiAbstainMove,
+    LoptiBallotMove,
+    LoptiChampionMove,
+    LoptiDeclineRuleDecision,
+    LoptiKeepMove,
+    LoptiNoChampionMove,
+    LoptiPlayFaceDownMove,
+    LoptiPlayMove,
+    LoptiState,
+    LoptiStatePhase,
+    LoptiSwapMove,
+    LoptiTakePileMove,
+    LoptiThrowMove,
     MoveResult,
+    PitchBidMove,
+    PitchPlayMove,
+    PitchState,
+    PresidentGiveMove,
+    PresidentPassMove,
+    PresidentPlayMove,
+    PresidentState,
     RegisterRequest,
     RuleVote,
-    State,
-    StateLegalMovesItem,
     Table,
     TableAddBotRequest,
     TableCreateRequest,
@@ -78,8 +96,9 @@ class Failure(Exception):
     """Anything that stops a game: an error answer, an unexpected one, or no end in time."""
 
 
-def expect(result: object, kind: type[T], what: str) -> T:
-    """`result` if it is a `kind`; else a Failure that names the error the server answered."""
+def expect(result: object, kind: type[T] | tuple[type[T], ...], what: str) -> T:
+    """`result` if it is a `kind` (or one of them); else a Failure that names the error the
+    server answered."""
     if isinstance(result, kind):
         return result
     if isinstance(result, Error):
@@ -121,6 +140,15 @@ def create_table(client: AuthenticatedClient, plan: Plan, catalogue: list[Game])
     return expect(tables_start.sync(table.id, client=client), Table, "start")
 
 
+GameState = PresidentState | PitchState | LoptiState
+LegalMove = (
+    PresidentPlayMove | PresidentPassMove | PresidentGiveMove | PitchBidMove | PitchPlayMove
+    | LoptiSwapMove | LoptiKeepMove | LoptiPlayMove | LoptiPlayFaceDownMove | LoptiTakePileMove
+    | LoptiBallotMove | LoptiAbstainMove | LoptiChampionMove | LoptiNoChampionMove | LoptiThrowMove
+    | LoptiDeclineRuleDecision
+)
+
+
 class Player:
     """One seat of one table, played to the end."""
 
@@ -131,9 +159,8 @@ class Player:
         self.proposed = False
         self.declined = 0
         self.throws = 0
-        self.kinds: dict[str, int] = {}
 
-    def poll(self) -> State | None:
+    def poll(self) -> GameState | None:
         """The next state (None while it has not changed): a long-poll from the last ETag, or
         at once after our own decision (the ETag is then set to None)."""
         if self.etag is None:
@@ -142,11 +169,11 @@ class Player:
             response = tables_state.sync_detailed(self.table_id, client=self.client, wait=WAIT, if_none_match=self.etag)
         if response.status_code == 304:
             return None
-        state = expect(response.parsed, State, "state")
+        state = expect(response.parsed, (PresidentState, PitchState, LoptiState), "state")
         self.etag = response.headers.get("ETag")
         return state
 
-    def play(self, timeout: float) -> State:
+    def play(self, timeout: float) -> GameState:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             state = self.poll()
@@ -155,47 +182,44 @@ class Player:
             if state.status == TableStatusEnum.FINISHED:
                 return state
             if state.legal_moves:
-                self.decide(state)
+                self.decide(choose(state.legal_moves))
                 self.etag = None  # our own change: read the state it made at once
-            elif self.may_propose(state):
+            elif isinstance(state, LoptiState) and self.may_propose(state):
                 self.propose()
         raise Failure(f"no end within {timeout:.0f} s")
 
     # --- decisions -------------------------------------------------------------------------
-    def decide(self, state: State) -> None:
-        move = choose(state.legal_moves)
-        kind = move["type"]
+    def decide(self, move: LegalMove) -> None:
+        """Sends `move` to the endpoint that takes it: Lopti's house-rule decline, ballots,
+        champions and throws have their own (api.md); every other move goes to /moves."""
         self.decisions += 1
-        self.kinds[kind] = self.kinds.get(kind, 0) + 1
-        what = f"{kind} (decision {self.decisions})"
-        if kind == "decline_rule":  # L-11.1: the round's winner may write a house rule
+        what = f"{move.type_} (decision {self.decisions})"
+        table = self.table_id
+        if isinstance(move, LoptiDeclineRuleDecision):  # L-11.1: the round's winner's window
             self.declined += 1
-            expect(lopti_house_rules_submit.sync(self.table_id, client=self.client,
-                                                 body=HouseRuleDeclineRequest(decline=True)), HouseRuleDeclined, what)
-        elif kind == "ballot":  # L-12.2: a member's ballot on a Rule Vote
-            expect(lopti_votes_ballot.sync(self.table_id, move["vote_id"], client=self.client,
-                                           body=BallotRequest(yes=move["yes"])), RuleVote, what)
-        elif kind == "champion":  # L-12.3: come forward for a tied vote
-            expect(lopti_votes_champion.sync(self.table_id, move["vote_id"], client=self.client), RuleVote, what)
-        elif kind == "throw":  # L-12.4: a throw of the duel
+            expect(lopti_house_rules_submit.sync(table, client=self.client, body=HouseRuleDeclineRequest(decline=True)),
+                   HouseRuleDeclined, what)
+        elif isinstance(move, LoptiBallotMove):  # L-12.2: a member's ballot on a Rule Vote
+            expect(lopti_votes_ballot.sync(table, move.vote_id, client=self.client, body=BallotRequest(yes=move.yes)),
+                   RuleVote, what)
+        elif isinstance(move, LoptiChampionMove):  # L-12.3: come forward for a tied vote
+            expect(lopti_votes_champion.sync(table, move.vote_id, client=self.client), RuleVote, what)
+        elif isinstance(move, LoptiThrowMove):  # L-12.4: a throw of the duel
             self.throws += 1
-            expect(lopti_duels_throw.sync(self.table_id, move["duel_id"], client=self.client,
-                                          body=ThrowRequest(throw=ThrowEnum(move["throw"]))), Duel, what)
-        else:  # a game move, abstain and no_champion: POST /moves
-            expect(tables_moves_create.sync(self.table_id, client=self.client,
-                                            body=MoveInputRequest.from_dict(move.to_dict())), MoveResult, what)
+            expect(lopti_duels_throw.sync(table, move.duel_id, client=self.client,
+                                          body=ThrowRequest(throw=ThrowEnum(move.throw))), Duel, what)
+        else:  # a game move, abstain and no_champion: the move endpoint takes it as listed
+            expect(tables_moves_create.sync(table, client=self.client, body=move), MoveResult, what)
 
-    def may_propose(self, state: State) -> bool:
+    def may_propose(self, state: LoptiState) -> bool:
         """Once, in a Lopti round's play, when no vote was proposed this round (L-12.1)."""
-        public = state.public.additional_properties
-        window = public.get("window")
-        return (state.game == "lopti" and not self.proposed and state.phase == "play"
-                and not public.get("vote_used") and public.get("vote") is None
-                and not (window and window.get("open")))
+        public = state.public
+        return (not self.proposed and public is not None and state.phase == LoptiStatePhase.PLAY
+                and not public.vote_used and public.vote is None and not (public.window and public.window.open))
 
     def propose(self) -> None:
-        """A Rule Vote on a base rule for the next round: the bot votes no (the tie goes to a
-        rock-paper-scissors duel, L-12.3)."""
+        """A Rule Vote on a base rule for the next round: a bot that votes no ties it, and the
+        tie goes to a rock-paper-scissors duel (L-12.3)."""
         self.proposed = True
         proposal = VoteProposalRequest(kind=KindEnum.BASE_RULE, applies=AppliesEnum.NEXT_ROUND,
                                        key="extra_play_on_clear", value=False)
@@ -206,10 +230,19 @@ class Player:
         expect(result, RuleVote, "propose a Rule Vote")
 
 
-def choose(legal: list[StateLegalMovesItem]) -> StateLegalMovesItem:
+def choose(legal: Sequence[LegalMove]) -> LegalMove:
     """A move that ends games soon: no pile taken while a card can be played, no swap."""
-    rank = {"take_pile": 2, "swap": 1}
-    return min(legal, key=lambda move: rank.get(move["type"], 0))
+    def cost(move: LegalMove) -> int:
+        return 2 if isinstance(move, LoptiTakePileMove) else 1 if isinstance(move, LoptiSwapMove) else 0
+
+    return min(legal, key=cost)
+
+
+def summary(state: GameState) -> str:
+    """The end of a table, from its typed state."""
+    you = state.you.seat if state.you is not None else None
+    winners = state.public.winners if state.public is not None else []
+    return f"scores {state.scores}, winners {winners} (you: seat {you})"
 
 
 def main() -> int:
@@ -235,10 +268,9 @@ def main() -> int:
             state = player.play(args.timeout)
             extra = ""
             if plan.game == GameEnum.LOPTI:
-                extra = f", {player.kinds}, rule vote proposed: {player.proposed}, throws: {player.throws}, rules declined: {player.declined}"
-            print(f"{plan.game.value}: finished, table {table.id}, {len(table.seats)} seats, "
-                  f"{player.decisions} decisions, scores {state.scores}{extra} ({time.monotonic() - started:.1f} s)",
-                  flush=True)
+                extra = f", rule vote proposed: {player.proposed}, throws: {player.throws}, rules declined: {player.declined}"
+            print(f"{plan.game.value}: finished, table {table.id}, {len(table.seats)} seats, {player.decisions} decisions, "
+                  f"{summary(state)}{extra} ({time.monotonic() - started:.1f} s)", flush=True)
         except (Failure, httpx.HTTPError) as exc:
             failed += 1
             print(f"{plan.game.value}: FAILED: {exc}", file=sys.stderr, flush=True)

@@ -125,58 +125,60 @@ class Player {
     throw new Failure(`no end within ${timeoutSeconds} s`);
   }
 
+  /** Sends `move` to the endpoint that takes it: Lopti's house-rule decline, ballots, champions
+   * and throws have their own (api.md); every other move goes to /moves as listed. */
   async decide(move: LegalMove): Promise<void> {
     this.decisions += 1;
-    const kind = move.type;
-    const what = `${String(kind)} (decision ${this.decisions})`;
+    const what = `${move.type} (decision ${this.decisions})`;
     const path = { table_id: this.tableId };
-    if (kind === "decline_rule") {
-      // L-11.1: the round's winner may write a house rule
-      this.declined += 1;
-      const r = await this.api.POST("/api/v1/tables/{table_id}/house-rules", { params: { path }, body: { decline: true } });
-      if (!r.data) throw explain(what, r.error, r.response);
-    } else if (kind === "ballot" && typeof move.vote_id === "number" && typeof move.yes === "boolean") {
-      // L-12.2: a member's ballot on a Rule Vote
-      const r = await this.api.POST("/api/v1/tables/{table_id}/rule-votes/{vote_id}/ballots", {
-        params: { path: { ...path, vote_id: move.vote_id } },
-        body: { yes: move.yes },
-      });
-      if (!r.data) throw explain(what, r.error, r.response);
-    } else if (kind === "champion" && typeof move.vote_id === "number") {
-      // L-12.3: come forward for a tied vote
-      const r = await this.api.POST("/api/v1/tables/{table_id}/rule-votes/{vote_id}/champions", {
-        params: { path: { ...path, vote_id: move.vote_id } },
-      });
-      if (!r.data) throw explain(what, r.error, r.response);
-    } else if (kind === "throw" && typeof move.duel_id === "number" && isThrow(move.throw)) {
-      // L-12.4: a throw of the duel
-      this.throws += 1;
-      const r = await this.api.POST("/api/v1/tables/{table_id}/duels/{duel_id}/throws", {
-        params: { path: { ...path, duel_id: move.duel_id } },
-        body: { throw: move.throw },
-      });
-      if (!r.data) throw explain(what, r.error, r.response);
-    } else if (typeof kind === "string") {
-      // a game move, abstain and no_champion: POST /moves
-      const r = await this.api.POST("/api/v1/tables/{table_id}/moves", { params: { path }, body: { ...move, type: kind } });
-      if (!r.data) throw explain(what, r.error, r.response);
-    } else {
-      throw new Failure(`${what}: a legal move without a type`);
+    switch (move.type) {
+      case "decline_rule": {
+        // L-11.1: the round's winner may write a house rule
+        this.declined += 1;
+        const r = await this.api.POST("/api/v1/tables/{table_id}/house-rules", { params: { path }, body: { decline: true } });
+        if (!r.data) throw explain(what, r.error, r.response);
+        return;
+      }
+      case "ballot": {
+        // L-12.2: a member's ballot on a Rule Vote
+        const r = await this.api.POST("/api/v1/tables/{table_id}/rule-votes/{vote_id}/ballots", {
+          params: { path: { ...path, vote_id: move.vote_id } },
+          body: { yes: move.yes },
+        });
+        if (!r.data) throw explain(what, r.error, r.response);
+        return;
+      }
+      case "champion": {
+        // L-12.3: come forward for a tied vote
+        const r = await this.api.POST("/api/v1/tables/{table_id}/rule-votes/{vote_id}/champions", {
+          params: { path: { ...path, vote_id: move.vote_id } },
+        });
+        if (!r.data) throw explain(what, r.error, r.response);
+        return;
+      }
+      case "throw": {
+        // L-12.4: a throw of the duel
+        this.throws += 1;
+        const r = await this.api.POST("/api/v1/tables/{table_id}/duels/{duel_id}/throws", {
+          params: { path: { ...path, duel_id: move.duel_id } },
+          body: { throw: move.throw },
+        });
+        if (!r.data) throw explain(what, r.error, r.response);
+        return;
+      }
+      default: {
+        // a game move, abstain and no_champion: the move endpoint takes it as listed
+        const r = await this.api.POST("/api/v1/tables/{table_id}/moves", { params: { path }, body: move });
+        if (!r.data) throw explain(what, r.error, r.response);
+      }
     }
   }
 
   /** Once, in a Lopti round's play, when no vote was proposed this round (L-12.1). */
   mayPropose(state: State): boolean {
-    const window = state.public["window"];
-    const windowOpen = typeof window === "object" && window !== null && "open" in window && window.open === true;
-    return (
-      state.game === "lopti" &&
-      !this.proposed &&
-      state.phase === "play" &&
-      state.public["vote_used"] !== true &&
-      (state.public["vote"] ?? null) === null &&
-      !windowOpen
-    );
+    if (state.game !== "lopti" || state.public === null || this.proposed) return false;
+    const { vote_used, vote, window } = state.public;
+    return state.phase === "play" && !vote_used && vote === null && !(window !== null && window.open);
   }
 
   /** A Rule Vote on a base rule for the next round: a bot that votes no ties it, and the tie
@@ -192,14 +194,16 @@ class Player {
   }
 }
 
-function isThrow(value: unknown): value is Schemas["ThrowEnum"] {
-  return value === "rock" || value === "paper" || value === "scissors";
+/** A move that ends games soon: no pile taken while a card can be played, no swap. */
+function choose(legal: readonly LegalMove[]): LegalMove | undefined {
+  const cost = (move: LegalMove): number => (move.type === "take_pile" ? 2 : move.type === "swap" ? 1 : 0);
+  return [...legal].sort((a, b) => cost(a) - cost(b))[0];
 }
 
-/** A move that ends games soon: no pile taken while a card can be played, no swap. */
-function choose(legal: LegalMove[]): LegalMove | undefined {
-  const rank = (move: LegalMove): number => (move.type === "take_pile" ? 2 : move.type === "swap" ? 1 : 0);
-  return [...legal].sort((a, b) => rank(a) - rank(b))[0];
+/** The end of a table, from its typed state. */
+function summary(state: State): string {
+  const winners = state.public === null ? [] : state.public.winners;
+  return `scores ${JSON.stringify(state.scores)}, winners ${JSON.stringify(winners)} (you: seat ${state.you?.seat ?? "none"})`;
 }
 
 async function main(): Promise<number> {
@@ -228,7 +232,7 @@ async function main(): Promise<number> {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       console.log(
         `${plan.game}: finished, table ${table.id}, ${table.seats.length} seats, ${player.decisions} decisions, ` +
-          `scores ${JSON.stringify(state.scores)}${extra} (${seconds} s)`,
+          `${summary(state)}${extra} (${seconds} s)`,
       );
     } catch (exc) {
       if (!(exc instanceof Failure || exc instanceof TypeError)) throw exc;
