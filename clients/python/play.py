@@ -96,14 +96,18 @@ class Failure(Exception):
     """Anything that stops a game: an error answer, an unexpected one, or no end in time."""
 
 
-def expect(result: object, kind: type[T] | tuple[type[T], ...], what: str) -> T:
-    """`result` if it is a `kind` (or one of them); else a Failure that names the error the
-    server answered."""
+def failure(what: str, result: object) -> Failure:
+    """A Failure that names the error the server answered, or the unexpected answer."""
+    if isinstance(result, Error):
+        return Failure(f"{what}: {result.code} ({result.message})")
+    return Failure(f"{what}: unexpected answer {result!r}")
+
+
+def expect(result: object, kind: type[T], what: str) -> T:
+    """`result` if it is a `kind`; else a Failure that names the error the server answered."""
     if isinstance(result, kind):
         return result
-    if isinstance(result, Error):
-        raise Failure(f"{what}: {result.code} ({result.message})")
-    raise Failure(f"{what}: unexpected answer {result!r}")
+    raise failure(what, result)
 
 
 @dataclass
@@ -169,7 +173,9 @@ class Player:
             response = tables_state.sync_detailed(self.table_id, client=self.client, wait=WAIT, if_none_match=self.etag)
         if response.status_code == 304:
             return None
-        state = expect(response.parsed, (PresidentState, PitchState, LoptiState), "state")
+        state = response.parsed
+        if not isinstance(state, PresidentState | PitchState | LoptiState):
+            raise failure("state", state)
         self.etag = response.headers.get("ETag")
         return state
 

@@ -2,11 +2,12 @@
 table of each game against it: clients/python (openapi-python-client) and clients/typescript
 (openapi-typescript types, openapi-fetch, `tsc --strict`). The test does what their READMEs
 say, in temporary folders: fetch the schema, generate (a generator's warning fails the run),
-build (npm ci, tsc), then run both play programs at once against `manage.py serve` (make
-run's process tree) and require each to finish its three tables.
+type-check play.py (mypy --strict), build (npm ci, tsc --strict), then run both play programs
+at once against `manage.py serve` (make run's process tree) and require each to finish its
+three tables.
 
 Needs npm and the npm registry (or npm's cache): `make test` leaves it out, `make
-test-clients` (and .ci/run) runs it. About a minute."""
+test-clients` (and .ci/run) runs it. A minute or two."""
 
 from __future__ import annotations
 
@@ -58,6 +59,8 @@ def test_the_generated_clients_play_every_game(serve, tmp_path):
     run(["bash", str(CLIENTS / "python" / "generate.sh"), str(schema), str(python_dir / "cardgames_client")], cwd=tmp_path,
         env={**os.environ, "VENV_BIN": str(os.path.dirname(sys.executable))})
     shutil.copy(CLIENTS / "python" / "play.py", python_dir / "play.py")
+    # The program uses the generated models' fields only as typed: mypy --strict, as tsc below.
+    run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "mypy-cache"), "play.py"], cwd=python_dir)
 
     # TypeScript: the committed sources with their lock file, as a fresh clone has them.
     typescript_dir = tmp_path / "typescript"
