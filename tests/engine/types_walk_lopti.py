@@ -7,6 +7,8 @@ votes and waits for start_session). The harness skips a candidate the engine ref
 
 from __future__ import annotations
 
+from games.engine import cards, lopti
+
 from .test_lopti_house_rules_random import random_proposal, random_rule
 
 # Unreachable from a new table by any sequence of moves: champions are called only when the
@@ -18,6 +20,31 @@ RARE = {
     "no_champion": "L-12.3: as champion",
     "champion_call": "L-12.3: as champion",
 }
+
+
+# Rules that surely fire, for the events random rules rarely reach. The first clears after
+# every play and refills the hand, so every play gives an extra play until the turn's rule
+# firings run out (rule_limit, L-11.3), and skips the next player (turn_skipped; at two seats
+# a second skip in a row is void, skip_void); the others return cleared cards, reverse the
+# direction, lay hands open (reveal_hand, reveal_end) and take cards from the fullest hand.
+LIVELY = [
+    {"description": "every play clears, draws and skips the next", "when": {"event": "play"},
+     "then": [{"effect": "clear_pile"}, {"effect": "draw", "target": "actor", "count": 3},
+              {"effect": "skip_next_turn", "target": "next_player"}]},
+    {"description": "pile takers get cleared cards", "when": {"event": "take_pile"},
+     "then": [{"effect": "return_cleared", "target": "actor", "count": 2}, {"effect": "reverse_direction"},
+              {"effect": "announce"}]},
+    {"description": "show your hand", "when": {"event": "play", "timing": "before"},
+     "then": [{"effect": "reveal_hand", "target": "actor"}, {"effect": "give_card", "target": "most_cards", "which": "lowest"},
+              {"effect": "draw", "target": "actor"}]},
+]
+
+
+def _low(move: dict, chain: bool) -> tuple:
+    """The lowest rank, with all its cards; a single card in a chain of extra plays (so that a
+    rule clearing after every play reaches the turn's limit)."""
+    count = len(move["cards"])
+    return (lopti.RANK_VALUE[cards.rank_of(move["cards"][0])], count if chain else -count)
 
 
 def candidates(rng, game, state) -> list[tuple[int | None, dict]]:
@@ -38,20 +65,40 @@ def candidates(rng, game, state) -> list[tuple[int | None, dict]]:
     if st["phase"] == "house_rule" and not st["open_vote"]:
         winner = st["window"]["winner"]
         # the winner mostly writes (the harness would otherwise decline every time)
-        out += [(winner, {"type": "write_rule", "rule": random_rule(rng)}) for _ in range(4)]
-        if rng.random() < 0.15:
-            out.append((None, {"type": "new_session"}))
+        out += [(winner, {"type": "write_rule", "rule": random_rule(rng)}) for _ in range(3)]
+        written = {r["rule"]["description"] for r in st["house_rules"] if r["status"] == "active"}
+        unwritten = [rule for rule in LIVELY if rule["description"] not in written]
+        if unwritten:  # the first (rule_limit's) the likelier
+            lively = rng.choice(unwritten + unwritten[:1])
+            out += [(winner, {"type": "write_rule", "rule": lively})] * 3
+        if rng.random() < 0.3:
+            out += [(None, {"type": "new_session"})] * 4
     if not st["open_vote"] and not st["vote_used"] and st["phase"] in ("swap", "play") and rng.random() < 0.3:
         # one vote a round (L-12.1); proposals on the table's own rules are the likelier
         proposal = random_proposal(rng, st)
-        if proposal["kind"] == "base_rule" and st["house_rules"] and rng.random() < 0.6:
+        if st["house_rules"] and rng.random() < 0.7:
             record = rng.choice(st["house_rules"])
             kind = rng.choice(["remove", "modify", "restore"])
-            proposal = {"type": "propose_vote", "kind": kind, "rule_id": record["id"], "applies": rng.choice(["now", "next_round"])}
+            applies = "next_round" if rng.random() < 0.6 else "now"  # a pending change (L-12.2)
+            proposal = {"type": "propose_vote", "kind": kind, "rule_id": record["id"], "applies": applies}
             if kind == "modify":
                 proposal["rule"] = random_rule(rng)
         # the author proposing faces nobody on a tie: mostly someone else
         out += [(rng.randrange(n), proposal)] * 3
+    if st["phase"] == "play" and not st["open_vote"]:
+        # Rounds must end for windows, rules and sessions: a uniform pick from legal_moves
+        # plays a round in over a thousand moves, always the lowest play in about 140 (as
+        # players mostly do), so the lowest play is made most of the time.
+        seat = st["turn"]
+        listed = game.legal_moves(st, seat)
+        plays = [m for m in listed if m["type"] in ("play", "play_face_down")]
+        if plays:
+            best = min(plays, key=lambda m: _low(m, st["extra_plays"] > 0)) if plays[0]["type"] == "play" else rng.choice(plays)
+            out += [(seat, best)] * (8 * len(listed))
+    for change in st["pending_changes"]:
+        # the author deleting a rule whose change waits for the next deal voids it (L-11.6)
+        record = next(r for r in st["house_rules"] if r["id"] == change["rule_id"])
+        out.append((record["author"], {"type": "delete_rule", "rule_id": record["id"]}))
     if st["house_rules"] and rng.random() < 0.08:
         record = rng.choice(st["house_rules"])
         out.append((record["author"], {"type": "delete_rule", "rule_id": record["id"]}))
@@ -64,5 +111,5 @@ def candidates(rng, game, state) -> list[tuple[int | None, dict]]:
         record = rng.choice(st["house_rules"] + st["rule_history"])
         out.append((None, {"type": "moderate_rule", "rule_id": record["id"], "hidden": rng.random() < 0.7}))
     if st["phase"] in ("swap", "play") and not st["round_started"] and not st["open_vote"] and rng.random() < 0.05:
-        out.append((None, {"type": "new_session"}))
+        out += [(None, {"type": "new_session"})] * 3
     return out
