@@ -13,12 +13,15 @@ move: `timing`, `if` and `count` may be left out) and `LoptiRule` as the engine 
 from __future__ import annotations
 
 from ..cards import RANKS
-from ..types import BOOL, CARD, COUNT, RANK, SEAT, STR, GameTypes, array, cards, enum, nullable, obj, ref
+from ..types import BOOL, CARD, COUNT, RANK, STR, GameTypes, array, cards, enum, nullable, obj, ref
 from . import vocabulary as vocab
+from .duels import DUEL_WINS, KNOCKOUT_WINS
 from .legality import BASE_RULES
 
 T = "Lopti"
+SEAT = {"type": "integer", "minimum": 0, "maximum": 4, "description": "a seat number, from 0 (2-5 players, L-1.1)"}
 POSITIVE = {"type": "integer", "minimum": 1}
+PLACE = {"type": "integer", "minimum": 1, "maximum": 5}
 RULE_ID = {"type": "integer", "minimum": 1, "description": "a house rule's id (ids count per table, from 1)"}
 VOTE_ID = {"type": "integer", "minimum": 1, "description": "a Rule Vote's id, from 1 (L-12)"}
 DUEL_ID = {"type": "integer", "minimum": 1, "description": "a duel's id, from 1 (L-12.4)"}
@@ -168,8 +171,9 @@ VOTE = obj(
         "kind": enum(*KINDS, description="remove, modify or restore a house rule, or change a base rule (L-12.1)"),
         "proposer": {**SEAT, "description": "the proposer's seat; the proposal is their yes"},
         "applies": APPLIES,
-        "target": {"anyOf": [obj({"key": RULE_KEY, "value": RULE_VALUE}), obj({"rule_id": RULE_ID})],
-                   "description": "what the vote changes: `{key, value}` for a base rule, else `{rule_id}`"},
+        "target": {"anyOf": [*(obj({"key": enum(key), "value": _option(option)}) for key, option in BASE_RULES.items()),
+                             obj({"rule_id": RULE_ID})],
+                   "description": "what the vote changes: `{key, value}` for a base rule (the value as the key takes it), else `{rule_id}`"},
         "rule_id": nullable(RULE_ID),
         "rule": {"anyOf": [ref(f"{T}Rule"), {"type": "null"}], "description": "modify: the rule's proposed new form; null otherwise"},
         "key": nullable(RULE_KEY),
@@ -195,7 +199,7 @@ DUEL = obj(
         "vote_id": VOTE_ID,
         "kind": enum("duel", "knockout", description="duel: first to 16 decisive throws; knockout: champions, one decisive throw (L-12.3, L-12.4)"),
         "players": array(SEAT, minItems=2, maxItems=2, description="the two representatives; the first is the proposer's side"),
-        "first_to": {"type": "integer", "minimum": 1, "description": "decisive throws to win"},
+        "first_to": {"type": "integer", "enum": [DUEL_WINS, KNOCKOUT_WINS], "description": f"decisive throws to win: {DUEL_WINS} in a duel, {KNOCKOUT_WINS} in a knockout"},
         "score": array(COUNT, minItems=2, maxItems=2, description="decisive throws won, as `players`"),
         "throws": array(
             obj({"throws": array(THROW, minItems=2, maxItems=2, description="as `players`"),
@@ -260,7 +264,7 @@ SEAT_FACTS = obj(
         "face_up": array(nullable(CARD), description="face-up cards by position (face-up i lies on face-down i); null: gone"),
         "face_down_positions": array(POSITION, description="positions of face-down cards still there"),
         "out": {"type": "boolean", "description": "out of the round (L-10)"},
-        "place": nullable({**POSITIVE, "description": "the place the seat went out in, from 1"}),
+        "place": nullable({**PLACE, "description": "the place the seat went out in, from 1"}),
         "round_wins": COUNT,
         "revealed_hand": {"anyOf": [cards(), {"type": "null"}],
                           "description": "the hand a house rule's reveal_hand laid open until its owner's next turn (L-11.7); null otherwise"},
@@ -344,7 +348,7 @@ EVENTS = {
             "round": ROUND,
             "dealer": SEAT,
             "first_player": SEAT,
-            "face_up": array(array(nullable(CARD)), description="face-up cards by seat and position (L-3.1)"),
+            "face_up": array(array(CARD), description="face-up cards by seat and position (L-3.1)"),
             "hand_counts": array(COUNT),
             "face_down_counts": array(COUNT),
             "draw_pile_count": COUNT,
@@ -375,9 +379,9 @@ EVENTS = {
         "The pile cleared (L-7; house_rule: a rule's clear_pile)",
     ),
     "take_pile": _e({"seat": SEAT, "cards": cards()}, "A seat takes the pile (L-4.5, L-9.4)"),
-    "go_out": _e({"seat": SEAT, "place": POSITIVE}, "A seat goes out (L-10)"),
+    "go_out": _e({"seat": SEAT, "place": PLACE}, "A seat goes out (L-10)"),
     "draw": _e(
-        {"seat": SEAT, "count": COUNT, "draw_pile_count": COUNT, "rule_id": BY_RULE,
+        {"seat": SEAT, "count": {"type": "integer", "minimum": 1, "maximum": 5}, "draw_pile_count": COUNT, "rule_id": BY_RULE,
          "cards": cards("the cards drawn: only the drawer sees them, or everybody while the hand lies open (reveal_hand)")},
         "A draw (L-4.4), or a house rule's draw (with `rule_id`)",
         optional=("rule_id", "cards"),
@@ -427,7 +431,7 @@ EVENTS = {
     "champion": _e({"vote_id": VOTE_ID, "seat": SEAT, "forward": BOOL}, "A no-voter comes forward or not (L-12.3)"),
     "duel_start": _e(
         {"duel_id": DUEL_ID, "vote_id": VOTE_ID, "kind": enum("duel", "knockout"), "players": array(SEAT, minItems=2, maxItems=2),
-         "first_to": POSITIVE},
+         "first_to": {"type": "integer", "enum": [DUEL_WINS, KNOCKOUT_WINS]}},
         "A duel begins (L-12.4)",
     ),
     "throw": _e({"duel_id": DUEL_ID, "seat": SEAT, "throw": THROW}, "A seat threw; the throw itself only to the thrower (L-12.4)", optional=("throw",)),
@@ -458,13 +462,13 @@ PROPOSAL = obj(
     {
         "kind": enum(*KINDS),
         "applies": APPLIES,
-        "rule_id": {**RULE_ID, "description": "remove, modify, restore"},
+        "rule_id": RULE_ID,
         "rule": ref(f"{T}RuleInput"),
         "key": RULE_KEY,
         "value": RULE_VALUE,
     },
     optional=("rule_id", "rule", "key", "value"),
-    description="A Rule Vote's proposal (L-12.1): `POST /tables/{id}/rule-votes`",
+    description="A Rule Vote's proposal (L-12.1, `POST /tables/{id}/rule-votes`): `rule_id` to remove, modify (with `rule`) or restore a house rule; `key` and `value` for a base rule",
 )
 LOG = {
     **MOVES,
