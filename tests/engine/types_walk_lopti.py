@@ -25,17 +25,18 @@ RARE = {
 # Rules that surely fire, for the events random rules rarely reach. The first clears after
 # every play and refills the hand, so every play gives an extra play until the turn's rule
 # firings run out (rule_limit, L-11.3), and skips the next player (turn_skipped; at two seats
-# a second skip in a row is void, skip_void); the others return cleared cards, reverse the
-# direction, lay hands open (reveal_hand, reveal_end) and take cards from the fullest hand.
+# a second skip in a row is void, skip_void). The others fire at every turn's start: cleared
+# cards returned, the direction reversed, an announcement; a hand laid open until its owner's
+# next turn (reveal_hand, reveal_end), a card taken from the next player, a draw.
 LIVELY = [
     {"description": "every play clears, draws and skips the next", "when": {"event": "play"},
      "then": [{"effect": "clear_pile"}, {"effect": "draw", "target": "actor", "count": 3},
               {"effect": "skip_next_turn", "target": "next_player"}]},
-    {"description": "pile takers get cleared cards", "when": {"event": "take_pile"},
-     "then": [{"effect": "return_cleared", "target": "actor", "count": 2}, {"effect": "reverse_direction"},
+    {"description": "turns start upside down", "when": {"event": "turn_start"},
+     "then": [{"effect": "return_cleared", "target": "actor"}, {"effect": "reverse_direction"},
               {"effect": "announce"}]},
-    {"description": "show your hand", "when": {"event": "play", "timing": "before"},
-     "then": [{"effect": "reveal_hand", "target": "actor"}, {"effect": "give_card", "target": "most_cards", "which": "lowest"},
+    {"description": "show your hand", "when": {"event": "turn_start", "timing": "before"},
+     "then": [{"effect": "reveal_hand", "target": "actor"}, {"effect": "give_card", "target": "next_player", "which": "lowest"},
               {"effect": "draw", "target": "actor"}]},
 ]
 
@@ -68,10 +69,9 @@ def candidates(rng, game, state) -> list[tuple[int | None, dict]]:
         out += [(winner, {"type": "write_rule", "rule": random_rule(rng)}) for _ in range(3)]
         written = {r["rule"]["description"] for r in st["house_rules"] if r["status"] == "active"}
         unwritten = [rule for rule in LIVELY if rule["description"] not in written]
-        if unwritten:  # the first (rule_limit's) the likelier
-            lively = rng.choice(unwritten + unwritten[:1])
-            out += [(winner, {"type": "write_rule", "rule": lively})] * 3
-        if rng.random() < 0.3:
+        if unwritten:
+            out += [(winner, {"type": "write_rule", "rule": rng.choice(unwritten)})] * 6
+        if rng.random() < 0.15:  # (it ends the session's rules: not too often)
             out += [(None, {"type": "new_session"})] * 4
     if not st["open_vote"] and not st["vote_used"] and st["phase"] in ("swap", "play") and rng.random() < 0.3:
         # one vote a round (L-12.1); proposals on the table's own rules are the likelier
@@ -98,13 +98,13 @@ def candidates(rng, game, state) -> list[tuple[int | None, dict]]:
     for change in st["pending_changes"]:
         # the author deleting a rule whose change waits for the next deal voids it (L-11.6)
         record = next(r for r in st["house_rules"] if r["id"] == change["rule_id"])
-        out.append((record["author"], {"type": "delete_rule", "rule_id": record["id"]}))
+        out += [(record["author"], {"type": "delete_rule", "rule_id": record["id"]})] * 4
     if st["house_rules"] and rng.random() < 0.08:
         record = rng.choice(st["house_rules"])
         out.append((record["author"], {"type": "delete_rule", "rule_id": record["id"]}))
     editable = [r for r in st["house_rules"] if r["status"] != "deleted" and r["edit_round"] == st["round"]
                 and not st["round_started"]]
-    if editable and rng.random() < 0.3:
+    if editable and rng.random() < 0.5:
         record = rng.choice(editable)
         out.append((record["author"], {"type": "edit_rule", "rule_id": record["id"], "rule": random_rule(rng)}))
     if (st["house_rules"] or st["rule_history"]) and rng.random() < 0.04:

@@ -96,11 +96,11 @@ def _effect(normal: bool) -> dict:
 def _rule(normal: bool) -> dict:
     name = "" if normal else "Input"
     props = {
-        "description": {"type": "string", "minLength": 1, "maxLength": vocab.DESCRIPTION_MAX,
+        "description": {"type": "string", "minLength": 1, "maxLength": vocab.DESCRIPTION_MAX, "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]+$",
                         "description": f"the author's words, 1-{vocab.DESCRIPTION_MAX} characters; "
-                        f"`{vocab.HIDDEN_DESCRIPTION}` once a moderator hid it (the effect stays)"}
+                        f"stripped, no control characters; `{vocab.HIDDEN_DESCRIPTION}` once a moderator hid it (the effect stays)"}
         if normal
-        else {"type": "string", "minLength": 1, "description": f"the author's words: 1-{vocab.DESCRIPTION_MAX} characters once "
+        else {"type": "string", "minLength": 1, "pattern": "\\S", "description": f"the author's words: 1-{vocab.DESCRIPTION_MAX} characters once "
               f"stripped; `{vocab.HIDDEN_DESCRIPTION}` in the log once a moderator hid the rule"},
         "when": ref(f"{T}RuleWhen{name}"),
         "if": ref(f"{T}RuleConditions"),
