@@ -41,6 +41,16 @@ LIVELY = [
 ]
 
 
+def _at_turn_start(rng, rule: dict) -> dict:
+    """A random rule's effects at every turn's start, where they surely fire (most random
+    triggers, filters and conditions rarely meet)."""
+    out = {**rule, "when": {"event": "turn_start", "timing": rng.choice(["before", "after"])}}
+    out.pop("if", None)
+    if any(e["effect"] == "clear_pile" for e in out["then"]) and len(out["then"]) == 1:
+        out["then"] = [*out["then"], {"effect": "announce"}]
+    return out
+
+
 def _low(move: dict, chain: bool) -> tuple:
     """The lowest rank, with all its cards; a single card in a chain of extra plays (so that a
     rule clearing after every play reaches the turn's limit)."""
@@ -66,11 +76,14 @@ def candidates(rng, game, state) -> list[tuple[int | None, dict]]:
     if st["phase"] == "house_rule" and not st["open_vote"]:
         winner = st["window"]["winner"]
         # the winner mostly writes (the harness would otherwise decline every time)
-        out += [(winner, {"type": "write_rule", "rule": random_rule(rng)}) for _ in range(3)]
+        out += [(winner, {"type": "write_rule", "rule": random_rule(rng)})]
+        out += [(winner, {"type": "write_rule", "rule": _at_turn_start(rng, random_rule(rng))}) for _ in range(2)]
         written = {r["rule"]["description"] for r in st["house_rules"] if r["status"] == "active"}
         unwritten = [rule for rule in LIVELY if rule["description"] not in written]
-        if unwritten:
-            out += [(winner, {"type": "write_rule", "rule": rng.choice(unwritten)})] * 6
+        if unwritten:  # the first first: its rounds are short, so more windows follow
+            lively = unwritten[0] if unwritten[0] is LIVELY[0] else rng.choice(unwritten)
+            out += [(winner, {"type": "write_rule", "rule": lively})] * 6
+        out.append((winner, {"type": "decline_rule"}))  # beside the listed one (rule_declined)
         if rng.random() < 0.15:  # (it ends the session's rules: not too often)
             out += [(None, {"type": "new_session"})] * 4
     if not st["open_vote"] and not st["vote_used"] and st["phase"] in ("swap", "play") and rng.random() < 0.3:
@@ -79,12 +92,17 @@ def candidates(rng, game, state) -> list[tuple[int | None, dict]]:
         if st["house_rules"] and rng.random() < 0.7:
             record = rng.choice(st["house_rules"])
             kind = rng.choice(["remove", "modify", "restore"])
-            applies = "next_round" if rng.random() < 0.6 else "now"  # a pending change (L-12.2)
+            applies = "next_round" if rng.random() < 0.7 else "now"  # a pending change (L-12.2)
             proposal = {"type": "propose_vote", "kind": kind, "rule_id": record["id"], "applies": applies}
             if kind == "modify":
                 proposal["rule"] = random_rule(rng)
         # the author proposing faces nobody on a tie: mostly someone else
         out += [(rng.randrange(n), proposal)] * 3
+    vote = st["votes"][st["open_vote"] - 1] if st["open_vote"] else None
+    if vote is not None and vote["stage"] == "ballots" and vote["kind"] != "base_rule":
+        # a yes beside the listed yes, no and abstain: house-rule changes pass more often, so
+        # that some wait for the next deal and meet their rule deleted (change_void)
+        out += [(seat, {"type": "ballot", "vote_id": vote["id"], "yes": True}) for seat in game.to_act(st)]
     if st["phase"] == "play" and not st["open_vote"]:
         # Rounds must end for windows, rules and sessions: a uniform pick from legal_moves
         # plays a round in over a thousand moves, always the lowest play in about 140 (as
@@ -97,16 +115,24 @@ def candidates(rng, game, state) -> list[tuple[int | None, dict]]:
             out += [(seat, best)] * (8 * len(listed))
     for change in st["pending_changes"]:
         # the author deleting a rule whose change waits for the next deal voids it (L-11.6)
-        record = next(r for r in st["house_rules"] if r["id"] == change["rule_id"])
-        out += [(record["author"], {"type": "delete_rule", "rule_id": record["id"]})] * 4
+        out += [(r["author"], {"type": "delete_rule", "rule_id": r["id"]}) for r in st["house_rules"] if r["id"] == change["rule_id"]] * 4
+    acting = [k["rule_id"] for k in st["skips"] + st["revealed"]]
+    if acting and rng.random() < 0.03:
+        # a rule deleted while its skip waits or its hand lies open stops them (L-12.2)
+        rule_id = rng.choice(acting)
+        out += [(r["author"], {"type": "delete_rule", "rule_id": rule_id}) for r in st["house_rules"] if r["id"] == rule_id]
     if st["house_rules"] and rng.random() < 0.08:
         record = rng.choice(st["house_rules"])
         out.append((record["author"], {"type": "delete_rule", "rule_id": record["id"]}))
     editable = [r for r in st["house_rules"] if r["status"] != "deleted" and r["edit_round"] == st["round"]
                 and not st["round_started"]]
-    if editable and rng.random() < 0.5:
+    if editable:  # (with no swap phase, only until the first play: at once)
+        # reworded, mostly: a random rule instead would undo the window's lively one
         record = rng.choice(editable)
-        out.append((record["author"], {"type": "edit_rule", "rule_id": record["id"], "rule": random_rule(rng)}))
+        rule = dict(record["rule"], description=f"{record['rule']['description']}, edited")
+        if rng.random() < 0.2:
+            rule = random_rule(rng)
+        out += [(record["author"], {"type": "edit_rule", "rule_id": record["id"], "rule": rule})] * 2
     if (st["house_rules"] or st["rule_history"]) and rng.random() < 0.04:
         record = rng.choice(st["house_rules"] + st["rule_history"])
         out.append((None, {"type": "moderate_rule", "rule_id": record["id"], "hidden": rng.random() < 0.7}))
