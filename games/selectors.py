@@ -144,7 +144,7 @@ def state_view(table: Table, user) -> dict:
 
 
 def waiting_state(base: dict, seats: list[dict], seat: int | None) -> dict:
-    """The state view before the start. Ruling (docs/api.md, "The typed contract"): `public` is
+    """The state view before the start. Ruling (docs/api.md, "The state view"): `public` is
     null until there is a game to show (it was `{}`, which no game's typed `public` fits), and
     `you` is `{seat, hand: []}` for a seated player."""
     return {

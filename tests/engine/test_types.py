@@ -10,7 +10,7 @@ or retypes fails here until its types (games/engine/*types*.py) follow. And ever
 and event type a game's types declare must be seen in the walk, so the types name nothing the
 game never shows.
 
-Per-game walkers (`tests/engine/types_walk_<game>.py`, optional) add the moves a random pick
+Per-game walkers (optional: tests/engine/types_walk_lopti.py is one) add the moves a random pick
 from `legal_moves` never makes (Lopti's house rules, votes, duels)."""
 
 from __future__ import annotations
