@@ -56,8 +56,8 @@ from cardgames_client.models import (  # noqa: E402
     KindEnum,
     LevelEnum,
     LoptiAbstainMove,
-    LoptiBallotMove,
-    LoptiChampionMove,
+    LoptiBallotDecision,
+    LoptiChampionDecision,
     LoptiDeclineRuleDecision,
     LoptiKeepMove,
     LoptiNoChampionMove,
@@ -67,7 +67,7 @@ from cardgames_client.models import (  # noqa: E402
     LoptiStatePhase,
     LoptiSwapMove,
     LoptiTakePileMove,
-    LoptiThrowMove,
+    LoptiThrowDecision,
     MoveResult,
     PitchBidMove,
     PitchPlayMove,
@@ -148,7 +148,7 @@ GameState = PresidentState | PitchState | LoptiState
 LegalMove = (
     PresidentPlayMove | PresidentPassMove | PresidentGiveMove | PitchBidMove | PitchPlayMove
     | LoptiSwapMove | LoptiKeepMove | LoptiPlayMove | LoptiPlayFaceDownMove | LoptiTakePileMove
-    | LoptiBallotMove | LoptiAbstainMove | LoptiChampionMove | LoptiNoChampionMove | LoptiThrowMove
+    | LoptiBallotDecision | LoptiAbstainMove | LoptiChampionDecision | LoptiNoChampionMove | LoptiThrowDecision
     | LoptiDeclineRuleDecision
 )
 
@@ -205,15 +205,15 @@ class Player:
             self.declined += 1
             expect(lopti_house_rules_submit.sync(table, client=self.client, body=HouseRuleDeclineRequest(decline=True)),
                    HouseRuleDeclined, what)
-        elif isinstance(move, LoptiBallotMove):  # L-12.2: a member's ballot on a Rule Vote
+        elif isinstance(move, LoptiBallotDecision):  # L-12.2: a member's ballot on a Rule Vote
             expect(lopti_votes_ballot.sync(table, move.vote_id, client=self.client, body=BallotRequest(yes=move.yes)),
                    RuleVote, what)
-        elif isinstance(move, LoptiChampionMove):  # L-12.3: come forward for a tied vote
+        elif isinstance(move, LoptiChampionDecision):  # L-12.3: come forward for a tied vote
             expect(lopti_votes_champion.sync(table, move.vote_id, client=self.client), RuleVote, what)
-        elif isinstance(move, LoptiThrowMove):  # L-12.4: a throw of the duel
+        elif isinstance(move, LoptiThrowDecision):  # L-12.4: a throw of the duel
             self.throws += 1
             expect(lopti_duels_throw.sync(table, move.duel_id, client=self.client,
-                                          body=ThrowRequest(throw=ThrowEnum(move.throw))), Duel, what)
+                                          body=ThrowRequest(throw=ThrowEnum(move.throw.value))), Duel, what)
         else:  # a game move, abstain and no_champion: the move endpoint takes it as listed
             expect(tables_moves_create.sync(table, client=self.client, body=move), MoveResult, what)
 
@@ -221,7 +221,7 @@ class Player:
         """Once, in a Lopti round's play, when no vote was proposed this round (L-12.1)."""
         public = state.public
         return (not self.proposed and public is not None and state.phase == LoptiStatePhase.PLAY
-                and not public.vote_used and public.vote is None and not (public.window and public.window.open))
+                and not public.vote_used and public.vote is None and not (public.window and public.window.open_))
 
     def propose(self) -> None:
         """A Rule Vote on a base rule for the next round: a bot that votes no ties it, and the
