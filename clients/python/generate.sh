@@ -22,7 +22,7 @@ fi
 log="$work/generate.log"
 status=0
 openapi-python-client generate --path "$work/schema.json" --meta none --output-path "$output" \
-  --overwrite --fail-on-warning > "$log" 2>&1 || status=$?
+  --config "$here/config.yaml" --overwrite --fail-on-warning > "$log" 2>&1 || status=$?
 cat "$log"
 if [[ $status -ne 0 ]] || grep -qi warning "$log"; then
   echo "generate.sh: openapi-python-client failed or warned (above)" >&2
