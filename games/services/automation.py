@@ -195,15 +195,19 @@ def table_bot_run(*, table_id, version: int | None = None) -> int:
         while True:
             known = _bot_step(table_id, version, known)
             if known is None:
-                return moved
+                break
             moved += 1
             version = run.take()
             if version is None:
-                return moved
-            if moved >= BOT_RUN_MOVES or time.monotonic() - started >= BOT_RUN_SECONDS:
                 break
-    # Outside the run, so this task really is queued (in eager mode, tasks.bot_move's loop).
-    scheduling.queue_bot_move(str(table_id), version, 0)
+            if moved >= BOT_RUN_MOVES or time.monotonic() - started >= BOT_RUN_SECONDS:
+                run.next = version
+                break
+    # The turn the run took and leaves (its bound; or a change made in its thread that was not
+    # its move) is queued once the run is over, so as a task of its own (in eager mode, run by
+    # tasks.bot_move's loop).
+    if run.next is not None:
+        scheduling.queue_bot_move(run.table_id, run.next, 0)
     return moved
 
 
