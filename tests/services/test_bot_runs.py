@@ -157,7 +157,7 @@ def test_a_duplicate_running_beside_the_run_leaves_one_move_per_version(make_use
     assert len(logged) == len(decisions) and a_human_must_act(table)
 
 
-def test_a_human_change_during_the_run_ends_it_and_the_change_queues_its_own_task(make_user, queued, monkeypatch):
+def test_another_requests_change_during_the_run_queues_its_own_task_which_then_plays_nothing(make_user, queued, monkeypatch):
     from django.db import transaction
 
     from games.services.common import bump, lock_table
