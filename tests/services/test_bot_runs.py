@@ -264,3 +264,33 @@ def test_a_bot_that_remembers_gets_the_whole_log_at_every_decision_of_a_run(make
     assert len(histories) >= 3
     for history, expected in histories:
         assert history == expected
+
+
+def test_a_run_that_dies_midway_leaves_the_table_to_the_sweep(make_user, queued, monkeypatch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    table, human = human_leads(make_user)
+    table = human_moves(table, human)
+    queued.clear()
+    real = automation.bots.choose_move
+    decisions = []
+
+    def dies_at_the_second(game, level, view, rng, history=None):
+        decisions.append(view["you"]["seat"])
+        if len(decisions) == 2:
+            raise SystemExit("the worker dies")
+        return real(game, level, view, rng, history=history)
+
+    monkeypatch.setattr(automation.bots, "choose_move", dies_at_the_second)
+    with pytest.raises(SystemExit):
+        tasks.bot_move(str(table.pk), table.version)
+    # The first move committed; the turn it left was the run's, so no task carries it: the
+    # table says a bot is waiting, and the sweep moves it once the table has waited long enough.
+    assert [seat for _, seat, _ in bot_log(table)] == [1] and queued == []
+    assert Table.objects.get(pk=table.pk).bot_pending
+    monkeypatch.setattr(automation.bots, "choose_move", real)
+    Table.objects.filter(pk=table.pk).update(updated_at=timezone.now() - timedelta(minutes=1))
+    assert tasks.sweep() >= 1
+    assert [seat for _, seat, _ in bot_log(table)][:2] == [1, 2]
