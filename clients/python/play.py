@@ -4,14 +4,14 @@ operations, its typed models and their fields.
 
     python clients/python/play.py [--base-url http://127.0.0.1:8000] [--timeout 300]
 
-For each game it registers nothing new (one user for the three tables, registered first),
-creates a table with the fewest seats the game allows and options that make it short, fills
-the other seats with `random` bots (`bot_delay: 0`: they move at once), starts it and plays
-its own seat to the end: it long-polls the state (`?wait=` with the last `ETag` in
-`If-None-Match`) and, whenever `legal_moves` is not empty, sends one of them to the endpoint
-that takes it. In Lopti it also proposes a Rule Vote once, which the bot opposes, so that the
-tie goes to a rock-paper-scissors duel the program has to throw in, and it declines the house
-rule when it wins a round. One line per finished table; exit status 1 on any failure.
+It registers one user, then for each game creates a table with the fewest seats the game
+allows and options that make it short, fills the other seats with `random` bots (`bot_delay:
+0`: they move at once), starts it and plays its own seat to the end: it long-polls the state
+(`?wait=` with the last `ETag` in `If-None-Match`) and, whenever `legal_moves` is not empty,
+sends one of them to the endpoint that takes it. In Lopti it also proposes a Rule Vote once: a
+bot that votes no ties it, and the tie goes to a rock-paper-scissors duel the program throws
+in; and it declines the house rule when it wins a round. One line per finished table; exit
+status 1 on any failure.
 
 The generated package (`cardgames_client`) is imported from this folder or from PYTHONPATH."""
 
@@ -124,13 +124,15 @@ PLANS = [
     # The first to 1 point wins: usually the first hand (A-7.1).
     Plan(GameEnum.PITCH, {"target_score": 1}),
     # Two rounds (so a round's winner may have a house rule to write or decline, L-11.1),
-    # with fewer cards per player.
+    # with fewer cards per player and no draw pile.
     Plan(GameEnum.LOPTI, {"rounds": 2, "draw_rule": "none", "hand_size": 2, "face_up_count": 1, "face_down_count": 1}),
 ]
 
 
 def create_table(client: AuthenticatedClient, plan: Plan, catalogue: list[Game]) -> Table:
     game = next(g for g in catalogue if g.slug == plan.game.value)
+    # The one untyped part: a table's options depend on the game, and the schema leaves them
+    # free-form (GET /games describes each game's), so the model takes them by name.
     options = TableCreateRequestOptions()
     for name, value in {**plan.options, "bot_delay": 0}.items():
         options[name] = value
