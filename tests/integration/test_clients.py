@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,12 @@ def run(args: list[str], cwd, timeout: float = 300, env: dict | None = None) -> 
     assert result.returncode == 0, f"{' '.join(args)}:\n{output[-5000:]}"
     print(f"{' '.join(args[:3])}: {time.monotonic() - started:.1f} s")
     return output
+
+
+def test_play_ts_has_no_any_and_no_cast():
+    """tsc --strict checks what the types say; `any` or a cast (`as T`, `<T>x`) would say less."""
+    code = re.sub(r"/\*[\s\S]*?\*/|//[^\n]*", "", (CLIENTS / "typescript" / "src" / "play.ts").read_text())
+    assert re.findall(r"\bany\b|\bas\s+[A-Za-z{\[(]|<[A-Z]\w*>\s*\w", code) == []
 
 
 def test_the_generated_clients_play_every_game(serve, tmp_path):
