@@ -207,7 +207,7 @@ class HouseRulesApi(Idempotent, APIView):
         responses={
             201: RuleViewSerializer(many=True),
             200: OpenApiResponse(description="declined: `{\"declined\": true, \"version\"}`"),
-            **errors("invalid", "illegal_move", "forbidden", "not_found", "not_your_turn", "conflict", "idempotency_key_reused"),
+            **errors("invalid", "illegal_move", "forbidden", "not_found", "not_your_turn", "stale_version", "conflict", "idempotency_key_reused"),
         },
     )
     def post(self, request, table_id):
@@ -263,7 +263,7 @@ class RuleVotesApi(Idempotent, APIView):
         description="L-12.1: propose a change; the proposal counts as your yes ballot. One vote per round.",
         parameters=[IDEMPOTENCY_KEY],
         request=VoteProposalSerializer,
-        responses={201: VOTE_DOC, **errors("invalid", "illegal_move", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={201: VOTE_DOC, **errors("invalid", "illegal_move", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         body = _body(request)
@@ -295,7 +295,7 @@ class BallotsApi(Idempotent, APIView):
         description="Once per member (a second ballot is 409 conflict).",
         parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: VOTE_DOC, **errors("invalid", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={200: VOTE_DOC, **errors("invalid", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id, vote_id):
         def run():
@@ -314,7 +314,7 @@ class ChampionsApi(Idempotent, APIView):
         description="Come forward as your side's representative (L-12.3).",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: VOTE_DOC, **errors("invalid", "forbidden", "not_found", "not_your_turn", "conflict", "idempotency_key_reused")},
+        responses={200: VOTE_DOC, **errors("invalid", "forbidden", "not_found", "not_your_turn", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id, vote_id):
         def run():
@@ -344,7 +344,7 @@ class ThrowsApi(Idempotent, APIView):
         description="Both representatives throw; each throw stays hidden until both threw (L-12.4).",
         parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: DUEL_DOC, **errors("invalid", "forbidden", "not_found", "not_your_turn", "conflict", "idempotency_key_reused")},
+        responses={200: DUEL_DOC, **errors("invalid", "forbidden", "not_found", "not_your_turn", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id, duel_id):
         def run():
@@ -364,7 +364,7 @@ class SessionsApi(Idempotent, APIView):
         "phase `setup` (restore votes for earlier rules, L-12.5) until the host calls `start` again.",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():
