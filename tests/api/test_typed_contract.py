@@ -69,3 +69,74 @@ def test_a_move_documents_every_409(raw):
     codes = error_codes(raw, raw["paths"]["/api/v1/tables/{table_id}/moves"]["post"])
     assert codes["409"] == ["not_your_turn", "stale_version", "conflict", "idempotency_key_reused"]
     assert codes["400"] == ["invalid", "illegal_move"]
+
+
+# --- validation against the document ----------------------------------------------------------
+def validator_for(raw, schema):
+    """A JSON Schema 2020-12 validator of `schema`, its `$ref`s resolved in the document."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    registry = Registry().with_resource("urn:openapi", Resource.from_contents(raw, default_specification=DRAFT202012))
+    return Draft202012Validator(schema, registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def in_document(schema):
+    """`schema` with its local refs (`#/components/...`) pointed at the document."""
+    import json
+
+    return json.loads(json.dumps(schema).replace('"#/components/', '"urn:openapi#/components/'))
+
+
+def check(raw, schema, value, where):
+    errors = sorted(validator_for(raw, in_document(schema)).iter_errors(value), key=lambda e: list(e.absolute_path))
+    assert not errors, f"{where}: " + "; ".join(f"{list(e.absolute_path)}: {e.message[:300]}" for e in errors[:5])
+
+
+@pytest.mark.django_db
+def test_real_webhook_deliveries_match_their_webhook_entries(raw, make_user, monkeypatch):
+    """Deliveries made by the service code (a President table started, played, timed out, then
+    finished): each body, and the headers of a try, validate against its event's entry."""
+    import json
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Table, WebhookDelivery
+    from games.services import automation, moves, tables, webhooks
+    from tests.api.helpers import president_hands_deck
+
+    hands, deck = president_hands_deck()
+    users = [make_user(staff=True)] + [make_user() for _ in range(3)]
+    for user in users:
+        webhooks.WebhookEndpoint.objects.create(user=user, url="https://example.com/hook", events=list(webhooks.EVENTS),
+                                                secret="s" * 32)
+    table = tables.table_create(user=users[0], game="president", seats=4, options={"hands": 1}, deck=deck,
+                                first_dealer=3, turn_timeout=40)
+    for user in users[1:]:
+        tables.table_join(table_id=table.pk, user=user)
+    tables.table_start(table_id=table.pk, user=users[0])
+    moves.move_submit(table_id=table.pk, user=users[0], move={"type": "play", "cards": [hands[0][0]]})
+    version = Table.objects.get(pk=table.pk).version
+    webhooks.record_timeout_warning(table_id=table.pk, version=version)
+    for _ in range(12):  # deadlines until a seat is away, then to the end (bots play the away seats)
+        if Table.objects.get(pk=table.pk).status == Table.Status.FINISHED:
+            break
+        Table.objects.filter(pk=table.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+        automation.table_enforce_deadline(table_id=table.pk)
+    tables.table_abort(table_id=table.pk)
+
+    bodies = [json.loads(d.body) for d in WebhookDelivery.objects.all()]
+    assert {b["type"] for b in bodies} == set(webhooks.EVENTS), sorted({b["type"] for b in bodies})
+    for body in bodies:
+        entry = raw["webhooks"][body["type"]]["post"]
+        check(raw, entry["requestBody"]["content"]["application/json"]["schema"], body, body["type"])
+
+    sent = {}
+    monkeypatch.setattr(webhooks, "_send", lambda url, headers, body: sent.update(headers) or (200, "ok"))
+    monkeypatch.setattr(webhooks, "resolve", lambda host, port: ["93.184.215.14"])
+    delivery = WebhookDelivery.objects.first()
+    webhooks.delivery_attempt(delivery_id=delivery.pk)
+    for parameter in raw["webhooks"][delivery.event]["post"]["parameters"]:
+        check(raw, parameter["schema"], sent[parameter["name"]], parameter["name"])
