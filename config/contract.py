@@ -4,6 +4,10 @@ exactly the codes it can return. The games' own types are config.schema's."""
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
+
 from config.schema import _STATUS_OF
 
 # --- tags: one per operation, decided here --------------------------------------------------
@@ -248,4 +252,37 @@ def postprocess_webhooks(result, generator, **kwargs):
             "responses": {"2XX": {"description": "received"}},
             "security": [],
         }}
+    return result
+
+
+# --- examples: one per operation, real ones ----------------------------------------------------
+EXAMPLES_FILE = Path(__file__).with_name("examples.json")
+
+
+@functools.cache
+def load_examples() -> dict:
+    """config/examples.json: real requests and the server's real answers, by operationId,
+    written by tests/api/examples_capture.py."""
+    return json.loads(EXAMPLES_FILE.read_text())
+
+
+def postprocess_examples(result, generator, **kwargs):
+    """Each operation's example: its request body, its success response's body and, for an
+    operation with neither (a 204 DELETE), its path parameters."""
+    examples = load_examples()
+    for _, _, op in operations(result):
+        example = examples.get(op["operationId"])
+        if example is None:
+            continue
+        summary = example.get("summary", "")
+        if "request" in example and "requestBody" in op:
+            for media in op["requestBody"]["content"].values():
+                media["examples"] = {"example": {"summary": summary, "value": example["request"]}}
+        response = op.get("responses", {}).get(str(example["status"]), {})
+        if "response" in example:
+            for media in response.get("content", {}).values():
+                media["examples"] = {"example": {"summary": summary, "value": example["response"]}}
+        for parameter in op.get("parameters", []):
+            if parameter["in"] == "path" and parameter["name"] in example.get("parameters", {}):
+                parameter["example"] = example["parameters"][parameter["name"]]
     return result

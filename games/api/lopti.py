@@ -136,6 +136,11 @@ class VoteProposalSerializer(serializers.Serializer):
         ref_name = "VoteProposal"
 
 
+@extend_schema_field({"type": ["string", "null"], "enum": ["yes", "no", "abstain", None]})
+class _BallotField(serializers.CharField):
+    """A seat's ballot as the vote shows it: null while the seat has not voted."""
+
+
 class VoteSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     session = serializers.IntegerField()
@@ -149,7 +154,7 @@ class VoteSerializer(serializers.Serializer):
     key = serializers.CharField(allow_null=True)
     value = serializers.JSONField(allow_null=True)
     tally = serializers.DictField(help_text="yes, no, abstain, members")
-    ballots = serializers.ListField(child=serializers.DictField(), help_text="public ballots, in order")
+    ballots = serializers.ListField(child=_BallotField(allow_null=True), help_text="public ballots, by seat (null: not voted yet)")
     status = serializers.ChoiceField(choices=["open", "passed", "failed", "tied", "decided"])
     stage = serializers.CharField(help_text="ballots, champions or duel")
     opponent = serializers.IntegerField(allow_null=True, help_text="the seat facing the proposer in a duel")
