@@ -286,3 +286,14 @@ def postprocess_examples(result, generator, **kwargs):
             if parameter["in"] == "path" and parameter["name"] in example.get("parameters", {}):
                 parameter["example"] = example["parameters"][parameter["name"]]
     return result
+
+
+# --- the table's event stream -----------------------------------------------------------------
+def postprocess_stream(result, generator, **kwargs):
+    """The stream's event schema (games.api.push.SSE_EVENT) as a component of its own,
+    `TableStreamEvent`, whose `data` names `State` as its content schema."""
+    stream = result["paths"]["/api/v1/tables/{table_id}/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]
+    if "$ref" not in stream["schema"]:
+        result["components"]["schemas"]["TableStreamEvent"] = stream["schema"]
+        stream["schema"] = {"$ref": "#/components/schemas/TableStreamEvent"}
+    return result
