@@ -114,12 +114,17 @@ def error_schema(codes: list[str]) -> dict:
         "properties": {
             "code": {"type": "string", "enum": codes},
             "message": {"type": "string", "description": "human-readable text"},
-            "detail": {"type": "object", "additionalProperties": {},
-                       "description": "`fields` for invalid bodies, `rule` for illegal moves, `required` for a missing "
-                       "scope, `retry_after` with a 429 or 503, `version` with `stale_version`"},
+            "detail": {"$ref": "#/components/schemas/ErrorDetail"},
         },
         "required": ["code", "message", "detail"],
     }
+
+
+ERROR_DETAIL = {
+    "type": "object", "additionalProperties": {},
+    "description": "`fields` for invalid bodies, `rule` for illegal moves, `required` for a missing scope, "
+    "`retry_after` with a 429 or 503, `version` with `stale_version`, `max_bytes` with `too_large`",
+}
 
 
 ERROR = {
@@ -128,7 +133,7 @@ ERROR = {
     "properties": {
         "code": {"$ref": "#/components/schemas/ErrorCode"},
         "message": {"type": "string", "description": "human-readable text"},
-        "detail": {"type": "object", "additionalProperties": {}},
+        "detail": {"$ref": "#/components/schemas/ErrorDetail"},
     },
     "required": ["code", "message", "detail"],
 }
@@ -143,6 +148,7 @@ def postprocess_errors(result, generator, **kwargs):
     schemas["ErrorCode"] = {"type": "string", "enum": order,
                             "description": "Every error code: " + ", ".join(f"`{c}` ({s})" for c, s in ERROR_CODES.items())}
     schemas["Error"] = ERROR
+    schemas["ErrorDetail"] = ERROR_DETAIL
     for _, method, op in operations(result):
         responses = op.get("responses", {})
         marked = {
