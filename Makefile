@@ -71,9 +71,10 @@ soak: install
 	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_BOT_TABLES=40 SOAK_HUMAN_CLIENTS=20 \
 	  $(BIN)/python -m pytest tests/reliability/test_soak.py -q -s -p no:cacheprovider
 
-# The project beside the framework floor (docs/performance.md): a throwaway PostgreSQL and Redis,
-# both apps under the production server, ratios printed as a Markdown table (about 4 minutes).
-# Knobs: CONC DURATION WARMUP REPS SERVER WORKERS PAIRS BOTS WAIT THROTTLES DB_CONN_MAX_AGE.
+# The project beside two framework floors (docs/performance.md): a throwaway PostgreSQL and Redis,
+# the floor app under the project's production server (uvicorn) and under gunicorn gthread with
+# CONN_MAX_AGE=600, ratios against both printed as a Markdown table (about 7 minutes). Knobs:
+# CONC DURATION WARMUP REPS SERVER WORKERS FLOORS GTHREADS PAIRS BOTS WAIT THROTTLES DB_CONN_MAX_AGE.
 bench: install
 	$(BIN)/python bench/run.py
 

@@ -169,6 +169,21 @@ class Stack:
             count += title.startswith(f"postgres: postgres {db} ")
         return count
 
+    def pg_sessions(self) -> dict[str, int]:
+        """Sessions established so far per database (pg_stat_database.sessions, PostgreSQL 14+;
+        a backend reports its own when it goes idle or ends), read through psql on the
+        `postgres` database, which the apps never use."""
+        out = self.run([str(self.pg_bin / "psql"), "-qAt", "-F", " ", "-h", "127.0.0.1", "-p", str(self.pg_port),
+                        "-U", "postgres", "-c", "SELECT datname, sessions FROM pg_stat_database WHERE datname IS NOT NULL",
+                        "postgres"])
+        return {name: int(n) for name, n in (line.split() for line in out.splitlines() if line.strip())}
+
+    def wait_backends_gone(self, databases: list[str], timeout: float = 15):
+        """Until no client backend is connected to any of the databases (after their apps stopped)."""
+        end = time.monotonic() + timeout
+        while any(self.pg_backends(db) for db in databases) and time.monotonic() < end:
+            time.sleep(0.2)
+
     def stop_postgres(self):
         if self.pg_data is None:
             return

@@ -173,6 +173,12 @@ def _union(members: dict[str, str], description: str) -> dict:
 _EXPECTED_VERSION = {"type": "integer", "description": "409 `stale_version` unless it equals the table's version"}
 SEAT_FIELDS = ("seat", "player", "is_bot", "away")
 YOU_BEFORE_START = ("seat", "hand")
+DEAL_FIELDS = {
+    "deal": {"type": "integer", "minimum": 0, "description": "the deal's number, from 0"},
+    "deal_commitment": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "sha256 of the deal's secret, hex (docs/fair-deals.md)"},
+    "fixed_deck": {"type": "boolean", "enum": [True], "description": "a staff fixed deck: no commitment"},
+    "deal_secret": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "the deal's secret, revealed once the deal is over"},
+}
 LOG_FIELDS = ("seq", "seat", "type", "by", "version", "at", "events", "bot")
 
 
@@ -194,6 +200,18 @@ def game_components(types) -> dict[str, dict]:
     events = {kind: f"{t}{_camel(kind)}Event" for kind in types.events}
     for kind, name in events.items():
         out[name] = _with_type(kind, types.events[kind])
+    # The move log's entry 0 (games.deal_log.first_entry) is the platform's: a `deal` event with
+    # deal 0's commitment, or `fixed_deck`, and nothing else; the game's own deal events have more.
+    deal = out.get(events.get("deal", ""))
+    if deal is not None:
+        later = [k for k in deal["required"] if k not in ("type", "deal")]
+        deal["properties"].update({"deal_commitment": DEAL_FIELDS["deal_commitment"], "fixed_deck": DEAL_FIELDS["fixed_deck"]})
+        # Tables dealt before fair deals (replayed exports of them too) logged deals without a
+        # number or commitment: only `type` is always there.
+        deal["required"] = ["type"]
+        deal["description"] = ("A deal: its number and `deal_commitment` (or `fixed_deck`), except at tables dealt before "
+                               "fair deals; " + (f"{', '.join(later)} in every deal but the first (entry 0 of the move log)"
+                                                 if later else ""))
     out[f"{t}Event"] = _union(events, f"An event at a {t} table, as you may see it")
 
     # `you` and the seats: before the start only the platform's fields are there (api.md).
@@ -270,6 +288,7 @@ def game_components(types) -> dict[str, dict]:
             "version": {"type": "integer", "minimum": 0},
             "at": {"type": ["string", "null"], "format": "date-time"},
             "events": {"type": "array", "items": ref(f"{t}Event")},
+            **DEAL_FIELDS,
             **shown,
         },
         "required": ["seq", "seat", "type", "by", "version", "at", "events"],

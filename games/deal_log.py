@@ -24,8 +24,13 @@ def first_deal_entry(table: Table, first_move_version: int | None) -> dict | Non
     else:
         fields = {"deal": 0, "deal_commitment": fairness.commitment(fairness.deal_secret(table.seed, 0))}
     version = table.version if first_move_version is None else first_move_version - 1
+    return first_entry(fields, version, table.started_at)
+
+
+def first_entry(fields: dict, version: int, at) -> dict:
+    """Entry 0 from deal 0's public fields (pure: tests/engine/test_types.py checks its type)."""
     return {**fields, "seq": 0, "seat": None, "type": "deal", "by": "server", "version": version,
-            "at": table.started_at, "events": [{"type": "deal", **fields}]}
+            "at": at, "events": [{"type": "deal", **fields}]}
 
 
 def abort_entry(table: Table) -> dict | None:
@@ -33,7 +38,11 @@ def abort_entry(table: Table) -> dict | None:
     fair = _fair(table)
     if not table.aborted or fair is None or fair["fixed_deck"] or fair["revealed"]:
         return None
-    event = {"type": "deal_revealed", "deal": fair["deal"],
-             "deal_secret": fairness.deal_secret(table.seed, fair["deal"]).hex(), "deal_commitment": fair["commitment"]}
+    event = reveal_event(fair["deal"], fairness.deal_secret(table.seed, fair["deal"]).hex(), fair["commitment"])
     return {**event, "seq": table.move_count + 1, "seat": None, "by": "server", "version": table.version,
             "at": table.finished_at, "events": [event]}
+
+
+def reveal_event(deal: int, secret: str, commitment: str) -> dict:
+    """A deal's reveal, as an aborted table's last entry shows it."""
+    return {"type": "deal_revealed", "deal": deal, "deal_secret": secret, "deal_commitment": commitment}

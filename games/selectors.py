@@ -138,23 +138,36 @@ def state_view(table: Table, user) -> dict:
         "deadline": table.deadline,
     }
     if table.state is None:
-        you = None if seat is None else {"seat": seat, "hand": []}
-        return {
-            **base,
-            "phase": "waiting",
-            "turn": None,
-            "dealer": None,
-            "round": 0,
-            "you": you,
-            "seats": seats,
-            "legal_moves": [],
-            "public": {},
-            "scores": None,
-        }
+        return waiting_state(base, seats, seat)
     view = registry.get(table.game).view(table.state, seat)
+    return started_state(base, seats, view, active=table.status == Table.Status.ACTIVE)
+
+
+def waiting_state(base: dict, seats: list[dict], seat: int | None) -> dict:
+    """The state view before the start. Ruling (docs/api.md, "The state view"): `public` is
+    null until there is a game to show (it was `{}`, which no game's typed `public` fits), and
+    `you` is `{seat, hand: []}` for a seated player."""
+    return {
+        **base,
+        "phase": "waiting",
+        "turn": None,
+        "dealer": None,
+        "round": 0,
+        "you": None if seat is None else {"seat": seat, "hand": []},
+        "seats": seats,
+        "legal_moves": [],
+        "public": None,
+        "scores": None,
+    }
+
+
+def started_state(base: dict, seats: list[dict], view: dict, *, active: bool) -> dict:
+    """The state view of a started table: the platform's fields, then the engine's view, each
+    seat the platform's facts plus the engine's (the platform's win a shared name). Pure, so the
+    typed contract's test (tests/engine/test_types.py) checks exactly what the API answers."""
+    seats = [dict(public) for public in seats]
     for public, engine_seat in zip(seats, view["seats"], strict=True):
         public.update({k: v for k, v in engine_seat.items() if k not in public})
-    active = table.status == Table.Status.ACTIVE
     # api.md: `turn` is the one seat with a decision due; a table no longer in play (aborted
     # mid-hand) has none, like the moves it lists.
     return {
@@ -183,24 +196,32 @@ def move_log(table: Table, user, *, after: int = 0, limit: int = 500) -> list[di
         if player is not None:
             mapping = record.seat_players or list(range(table.seat_count))
             seat = mapping.index(player)
-        shown = engine.view_move(record.move, record.seat, record.events, seat)
-        entry = {
-            **shown,
-            "seq": record.seq,
-            "seat": record.seat,
-            "type": record.move.get("type"),
-            "by": "player" if record.by == Move.By.PLAYER else "server",
-            "version": record.version,
-            "at": record.created_at,
-            "events": [engine.view_event(e, seat) for e in record.events],
-        }
-        if record.by == Move.By.BOT:
-            entry["bot"] = True
-        entries.append(engine.view_log_entry(entry, table.state))
+        entries.append(log_entry(engine, move=record.move, mover=record.seat, events=record.events, viewer=seat,
+                                 seq=record.seq, by=record.by, version=record.version, at=record.created_at,
+                                 state=table.state))
     aborted = deal_log.abort_entry(table)
     if aborted is not None and aborted["seq"] > after and len(records) < limit:
         entries.append(aborted)
     return entries
+
+
+def log_entry(engine, *, move: dict, mover: int | None, events: list[dict], viewer: int | None, seq: int, by: str,
+              version: int, at, state: dict | None) -> dict:
+    """One move-log entry as `viewer` (a seat, None: a spectator) may see it. Pure, so the typed
+    contract's test (tests/engine/test_types.py) checks exactly what the API answers."""
+    entry = {
+        **engine.view_move(move, mover, events, viewer),
+        "seq": seq,
+        "seat": mover,
+        "type": move.get("type"),
+        "by": "player" if by == Move.By.PLAYER else "server",
+        "version": version,
+        "at": at,
+        "events": [engine.view_event(e, viewer) for e in events],
+    }
+    if by == Move.By.BOT:
+        entry["bot"] = True
+    return engine.view_log_entry(entry, state)
 
 
 def spectator_move(table: Table, record: Move) -> dict:

@@ -26,10 +26,12 @@ def enforce_deadline(table_id: str, version: int) -> bool:
 
 @shared_task(ignore_result=True)
 def bot_move(table_id: str, version: int) -> None:
-    """One bot move. In eager mode (tests, CELERY_TASK_ALWAYS_EAGER) the follow-up bot moves
+    """The table's bot move at `version`, and with `bot_delay` 0 the bot turns right after it,
+    a bounded run of them (automation.table_bot_run). In eager mode (tests,
+    CELERY_TASK_ALWAYS_EAGER) the tasks queued meanwhile (a run's rest, a delayed bot's move)
     are run by a loop here instead of recursing through on-commit hooks."""
     if not settings.CELERY_TASK_ALWAYS_EAGER:
-        automation.table_bot_step(table_id=table_id, version=version)
+        automation.table_bot_run(table_id=table_id, version=version)
         return
     if getattr(_eager, "running", False):
         _eager.pending = (table_id, version)
@@ -39,7 +41,7 @@ def bot_move(table_id: str, version: int) -> None:
         job = (table_id, version)
         while job is not None:
             _eager.pending = None
-            automation.table_bot_step(table_id=job[0], version=job[1])
+            automation.table_bot_run(table_id=job[0], version=job[1])
             job = _eager.pending
     finally:
         _eager.running = False

@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -105,18 +108,137 @@ def test_the_driver_revalidates_with_the_etag_and_counts_the_answers(bench_modul
 
 def test_the_report_divides_project_by_floor_within_each_repetition(bench_modules):
     run = bench_modules["run"]
+    cfg = run.config({"PAIRS": "read"})
 
     def row(target, rep, rps, p95):
         return {"pair": "read", "rep": rep, "target": target, "rps": rps, "p95_ms": p95, "unexpected": {},
                 "failures": {"TimeoutError": 1} if target == "project" else {}}
 
     rows = [row("floor", 1, 100, 10), row("project", 1, 50, 30), row("floor", 2, 200, 10), row("project", 2, 200, 20),
-            row("floor", 3, 100, 10), row("project", 3, 70, 10)]
-    table = run.report(rows, {"label": "test", "pairs": ["read"]})
-    line = table.splitlines()[-1]
-    # ratios 0.5, 1.0, 0.7 (median 0.7); p95 ratios 3, 2, 1 (median 2); 3 failed project requests
-    assert "| 0.70× (0.50–1.00) | 2.00× (1.00–3.00) |" in line
-    assert line.endswith("| 3/0 |")
+            row("floor", 3, 100, 10), row("project", 3, 70, 10),
+            row("floor_gthread", 1, 25, 60), row("floor_gthread", 2, 100, 40), row("floor_gthread", 3, 70, 10)]
+    lines = run.report(rows, cfg).splitlines()
+    assert lines[0].startswith("| pair (") and "| floor | rate ratio |" in lines[0]
+    uvicorn, gthread = lines[2:]
+    # against the uvicorn floor: ratios 0.5, 1.0, 0.7 (median 0.7); p95 ratios 3, 2, 1 (median
+    # 2); 3 failed project requests
+    assert uvicorn.startswith("| GET state (200) vs floor read | floor (uvicorn, CONN_MAX_AGE=0) |")
+    assert "| 0.70× (0.50–1.00) | 2.00× (1.00–3.00) |" in uvicorn
+    assert uvicorn.endswith("| 3/0 |")
+    # against the gthread floor, within the same repetitions: 2.0, 2.0, 1.0; p95 0.5, 0.5, 1.0
+    assert gthread.startswith("| GET state (200) vs floor read | floor (gunicorn gthread, CONN_MAX_AGE=600) |")
+    assert "| 2.00× (1.00–2.00) | 0.50× (0.50–1.00) |" in gthread
+    assert "| 70/s, 20.0 ms | 70/s, 40.0 ms | 3/0 |" in gthread
+    # the bar for the 200 is judged against the gthread floor only
+    assert run.bars(rows, cfg) == [
+        "- read vs floor (gunicorn gthread, CONN_MAX_AGE=600): 2.00× against the bar of ≥ 1.2×: met"]
+    for r, cpu in zip(rows, (2, 1, 2, 1, 2, 1, 4, 5, 6), strict=True):
+        r["server_cpu_ms_per_request"] = cpu
+    assert run.cpu_line(rows, cfg).endswith(
+        "read: project 1.00, floor (uvicorn, CONN_MAX_AGE=0) 2.00, floor (gunicorn gthread, CONN_MAX_AGE=600) 5.00")
+
+
+def test_a_run_measures_the_project_and_both_floors_in_a_rotated_order(bench_modules):
+    run = bench_modules["run"]
+    cfg = run.config({"DB_CONN_MAX_AGE": "0"})
+    assert cfg["floor_labels"] == {"floor": "floor (uvicorn, CONN_MAX_AGE=0)",
+                                   "floor_gthread": "floor (gunicorn gthread, CONN_MAX_AGE=600)"}
+    orders = [run.plan("read304", rep, cfg["order"]) for rep in (1, 2, 3)]
+    for runs in orders:
+        assert sorted(r[0] for r in runs) == ["floor", "floor_gthread", "project"]
+    # over three repetitions every target is measured first, second and last once
+    for place in range(3):
+        assert sorted(runs[place][0] for runs in orders) == ["floor", "floor_gthread", "project"]
+    # each floor reads with its own tokens (its own database); only the project plays
+    assert set(orders[0]) == {("floor", "read304", "floor_read", False),
+                              ("floor_gthread", "read304", "floor_gthread_read", False),
+                              ("project", "read304", "read", False)}
+    assert ("floor_gthread", "write", "floor_gthread_write", False) in run.plan("play", 1, cfg["order"])
+    assert ("project", "play", "play", True) in run.plan("play", 1, cfg["order"])
+    # one floor on request; the gthread workers' threads follow the load's concurrency
+    assert list(run.config({"FLOORS": "uvicorn"})["floor_labels"]) == ["floor"]
+    assert [run.config({"CONC": c})["gthreads"] for c in (1, 6, 8, 64)] == [4, 6, 8, 8]
+    with pytest.raises(SystemExit):
+        run.config({"FLOORS": "gevent"})
+
+
+def test_the_gthread_floor_keeps_its_connections(bench_modules, monkeypatch, tmp_path):
+    """Its settings as Django reads them through floor_api.wsgi (the module gunicorn loads):
+    persistent connections for 600 s and no pool; the uvicorn floor's asgi.py turns the pool on."""
+    run = bench_modules["run"]
+    assert "--worker-class gthread" in run.GUNICORN_GTHREAD and "{threads}" in run.GUNICORN_GTHREAD
+    env = run.gthread_env("postgres://bench@127.0.0.1:5999/floorgthread")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    db = bench_modules["dbconfig"].database_from_env()
+    assert db["CONN_MAX_AGE"] == 600 and "pool" not in db.get("OPTIONS", {})
+
+    show = ("import json, sys, importlib; importlib.import_module(sys.argv[1]); from django.conf import settings; "
+            "d = settings.DATABASES['default']; print(json.dumps([d['CONN_MAX_AGE'], 'pool' in d['OPTIONS']]))")
+    base = {k: v for k, v in os.environ.items() if not k.startswith("DB_")}
+    uvicorn_env = {"DATABASE_URL": env["DATABASE_URL"], "DJANGO_SETTINGS_MODULE": "floor_api.settings",
+                   "DB_CONN_MAX_AGE": "0"}  # as run.py gives the uvicorn floor
+    seen = {}
+    for module, module_env in (("floor_api.wsgi", env), ("floor_api.asgi", uvicorn_env)):
+        done = subprocess.run([sys.executable, "-c", show, module], cwd=ROOT / "bench" / "floor",
+                              env={**base, **module_env}, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        seen[module] = json.loads(done.stdout)
+    assert seen == {"floor_api.wsgi": [600, False], "floor_api.asgi": [0, True]}
+
+
+def test_both_floors_serve_the_same_answers(bench_modules, tmp_path):
+    """The floor under gunicorn gthread (run.py's command and environment) and under uvicorn,
+    each on its copy of one seeded SQLite file, give byte-identical answers: the 200 with its
+    ETag, the 304, a move and a stale move's 409."""
+    run = bench_modules["run"]
+    import stack as bench_stack
+
+    floor = ROOT / "bench" / "floor"
+    seeded = tmp_path / "seeded.sqlite3"
+    tokens = tmp_path / "tokens.txt"
+    seed_env = {**os.environ, "DATABASE_URL": f"sqlite:///{seeded}", "DJANGO_SETTINGS_MODULE": "floor_api.settings"}
+    for cmd in (["migrate", "-v0"], ["seed", "--users", "2", "--out", str(tokens)]):
+        subprocess.run([sys.executable, "manage.py", *cmd], cwd=floor, env=seed_env, check=True, capture_output=True)
+    token = tokens.read_text().split()[0]
+    for name in ("uvicorn", "gthread"):
+        shutil.copy(seeded, tmp_path / f"{name}.sqlite3")
+    envs = {"uvicorn": {"DATABASE_URL": f"sqlite:///{tmp_path / 'uvicorn.sqlite3'}",
+                        "DJANGO_SETTINGS_MODULE": "floor_api.settings"},
+            "gthread": run.gthread_env(f"sqlite:///{tmp_path / 'gthread.sqlite3'}")}
+    apps = {"uvicorn": ("floor_api.asgi:application", "uvicorn"),
+            "gthread": ("floor_api.wsgi:application", run.GUNICORN_GTHREAD.replace("{threads}", "4"))}
+    stack = bench_stack.Stack()
+    try:
+        base = {}
+        for name, (app, server) in apps.items():
+            port, proc = stack.serve(name, app, floor, envs[name], server, 1)
+            bench_stack.wait_http(f"http://127.0.0.1:{port}/floor/state", 60, proc, proc.logfile)
+            base[name] = f"http://127.0.0.1:{port}/floor"
+        run.same_bodies({name: (f"{url}/state", token) for name, url in base.items()})
+
+        def call(name, path, body=None, etag=None):
+            headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+            if etag:
+                headers["If-None-Match"] = etag
+            req = urllib.request.Request(f"{base[name]}/{path}", headers=headers,
+                                         data=None if body is None else json.dumps(body).encode())
+            try:
+                with urllib.request.urlopen(req, timeout=10) as answer:
+                    return answer.status, answer.headers["ETag"], answer.headers["Content-Type"], answer.read()
+            except urllib.error.HTTPError as answer:
+                return answer.code, answer.headers["ETag"], answer.headers["Content-Type"], answer.read()
+
+        answers = {}
+        for name in apps:
+            first = call(name, "state")
+            answers[name] = [first, call(name, "state", etag=first[1]),
+                             call(name, "move", {"type": "pass", "expected_version": 0}),
+                             call(name, "move", {"type": "pass", "expected_version": 0})]
+        assert [a[0] for a in answers["gthread"]] == [200, 304, 200, 409]
+        assert answers["gthread"] == answers["uvicorn"]
+    finally:
+        stack.close()
 
 
 FLOOR_CHECK = """

@@ -18,9 +18,11 @@ viewer was given, and it reveals nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import re
+import time
 from functools import lru_cache
 
 from django.conf import settings
@@ -132,21 +134,50 @@ async def answer(request: Request, table_id: str, user, db) -> Answer:
             if version is None:
                 raise NotFound("no such table")
         if version == baseline:
-            room = waiting.room()
-            with room.waiting(table_id, baseline, "longpoll") as waiter:
-                version = await waiter.changed(wait, lambda: current_version(table_id, db))
-                if version is None:
-                    raise NotFound("no such table")
-                if version > baseline:
-                    # Woken by a change: every waiter of the table in this process shares one
-                    # read of it and, per seat, one rendering of its view.
-                    woken = await room.view(table_id, version, user)
-                    if woken is None:
-                        raise NotFound("no such table")
-                    return _state_answer(*woken, user)
+            woken = await _wait_for_change(table_id, baseline, wait, user, db)
+            if woken is None:
+                raise NotFound("no such table")
+            if woken[0] > baseline:
+                return _state_answer(*woken, user)
+            version = woken[0]
+    if own and version < known:
+        # The cache is behind what the client holds (a write lost while Redis failed, its
+        # message too): the database decides between the 304 and the news, so a long-poll
+        # never answers 200 with a state the client already has.
+        version = await _database_version(table_id, db)
+        if version is None:
+            raise NotFound("no such table")
     if own and known == version:
         return Answer(304, b"", {"ETag": etag(version, user)})
     return await _plain(table_id, user, db)
+
+
+async def _wait_for_change(table_id: str, baseline: int, wait: float, user, db) -> tuple[int, bytes | None] | None:
+    """Hold in the waiting room until the table is past `baseline` or `wait` seconds pass:
+    (the version, the state rendered for `user`) once it changed, (the version last read, None)
+    at the end of the wait, None when the table is gone. A wake-up whose read still shows
+    `baseline` or older (an announcement ahead of what a read sees) waits on: only news ends
+    the wait early."""
+    room = waiting.room()
+    end = time.monotonic() + wait
+    with room.waiting(table_id, baseline, "longpoll") as waiter:
+        while True:
+            version = await waiter.changed(max(end - time.monotonic(), 0.0), lambda: current_version(table_id, db))
+            if version is None:
+                return None
+            if version <= baseline:
+                return version, None
+            # Woken by a change: every waiter of the table in this process shares one read of
+            # it and, per seat, one rendering of its view.
+            woken = await room.view(table_id, version, user)
+            if woken is None:
+                return None
+            if woken[0] > baseline:
+                return woken
+            if time.monotonic() >= end:
+                return woken[0], None
+            waiter.latest = 0
+            await asyncio.sleep(min(0.05, max(end - time.monotonic(), 0.0)))
 
 
 async def _plain(table_id: str, user, db) -> Answer:

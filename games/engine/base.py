@@ -199,6 +199,9 @@ class Game:
     # was played without it, so its replay starts without it too (services.verify); the engine
     # reads such a key with a default and records nothing in a state that lacks it.
     added_keys: tuple[str, ...] = ()
+    # What the game shows clients, as JSON Schema (games.engine.types.GameTypes, in a module
+    # beside the engine): the typed contract's one source, checked by tests/engine/test_types.py.
+    types = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -45,6 +45,7 @@ from typing import TypedDict
 
 from . import cards, fairness
 from .base import Game, IllegalMove, InvalidMove, Option, turn_of
+from .pitch_types import TYPES
 from .registry import register
 
 HAND_SIZE = 6
@@ -116,6 +117,7 @@ class Pitch(Game):
     slug = "pitch"
     name = "Auction Pitch"
     move_types = frozenset(MOVE_FIELDS)
+    types = TYPES  # what the game shows clients (pitch_types.py, the typed contract)
     min_players = 3
     max_players = 7
     options = {

@@ -50,6 +50,7 @@ from typing import NotRequired, TypedDict
 
 from . import cards, fairness
 from .base import Game, IllegalMove, InvalidMove, Option, turn_of
+from .president_types import TYPES
 from .registry import register
 
 # P-1.2: the natural order, low to high.
@@ -917,6 +918,7 @@ class President(Game):
     slug = "president"
     name = "President"
     move_types = frozenset(MOVE_TYPES)
+    types = TYPES  # what the views, moves, events and log show (president_types.py)
     min_players = 4
     max_players = 7
     options = {

@@ -5,18 +5,21 @@ convention 7)."""
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
+import time
+from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from config.errors import Conflict, Forbidden, Invalid
-from games import bots
+from games import bots, scheduling
 from games.models import Move, Table
 
-from . import webhooks
+from . import follow_ups, webhooks
 from .common import apply_move, bump, engine_for, lock_table, publish_change, seat_rows
 from .tables import free_seat
 
@@ -88,12 +91,47 @@ def table_version(table_id) -> int | None:
 # many times at most, then gives up quietly: the sweep retries a bot seat left waiting.
 BOT_TRIES = 3
 
+# A bot run (`table_bot_run`, the `bot_move` task) plays a table's consecutive bot turns
+# without a delay, each its own move, for at most this many moves or seconds (checked after
+# each move), then queues the rest as a new task behind the other tables' work: one table's
+# bots never hold a worker for long.
+BOT_RUN_MOVES = 8
+BOT_RUN_SECONDS = 0.25
 
-def _bot_decision(table_id, version: int | None) -> tuple[int, int, dict] | None:
-    """Read the table WITHOUT a lock and decide: (version read, seat, move), or None when no
-    bot must act (or the table moved on from `version`). A hard bot searches here, so no
-    search ever runs while the table row (or SQLite's write lock) is held."""
-    table = Table.objects.filter(pk=table_id).first()
+
+@dataclass
+class _Decision:
+    version: int  # the version the bot read
+    seat: int
+    move: dict
+    log: list[dict] | None  # the table's events at that version, when the bot remembers
+
+
+@dataclass
+class _Moved:
+    """A bot move as it committed: the locked table (its state, seats and bot control as of
+    its new version) and the table's events up to it (when the bot remembers), for the run's
+    next decision, which then reads nothing."""
+
+    table: Table
+    log: list[dict] | None
+
+
+def _logged_events(table: Table) -> list[dict]:
+    return [e for events in Move.objects.filter(table=table).order_by("seq").values_list("events", flat=True)
+            for e in events]
+
+
+def _bot_decision(table_id, version: int | None, known: _Moved | None = None) -> _Decision | None:
+    """Read the table WITHOUT a lock and decide, or None when no bot must act (or the table
+    moved on from `version`). A hard bot searches here, so no search ever runs while the table
+    row (or SQLite's write lock) is held. `known`: the run's last move, whose committed table
+    is the one at `version`, so nothing is read again."""
+    if known is not None and version is not None and known.table.version == version:
+        table = known.table
+    else:
+        known = None
+        table = Table.objects.filter(pk=table_id).first()
     if table is None or table.status != Table.Status.ACTIVE or table.state is None:
         return None
     if version is not None and table.version != version:
@@ -106,35 +144,71 @@ def _bot_decision(table_id, version: int | None) -> tuple[int, int, dict] | None
     level = rows[seat].bot_level or "easy"
     # The bot sees only its seat's view, and (the bots that remember) the table's events as
     # its seat may see them: what a player there could read in the move log.
-    history = None
+    log = history = None
     if bots.wants_history(table.game, level):
-        history = [engine.view_event(e, seat)
-                   for events in Move.objects.filter(table=table).order_by("seq").values_list("events", flat=True)
-                   for e in events]
+        log = known.log if known is not None and known.log is not None else _logged_events(table)
+        history = [engine.view_event(e, seat) for e in log]
     move = bots.choose_move(table.game, level, engine.view(table.state, seat), random.Random(secrets.randbits(64)),
                             history=history)
-    return table.version, seat, move
+    return _Decision(table.version, seat, move, log)
+
+
+def _bot_step(table_id, version: int | None, known: _Moved | None = None) -> _Moved | None:
+    for _ in range(BOT_TRIES):
+        decision = _bot_decision(table_id, version, known)
+        if decision is None:
+            return None
+        with transaction.atomic():
+            table = lock_table(table_id, with_seats=True)
+            if table.version == decision.version:
+                # Same version: same state, same seats and the same bot control as decided on.
+                events, _ = apply_move(table, seat=decision.seat, move=decision.move, by=Move.By.BOT)
+                # The events as the log stores them (JSON), appended for the run's next bot.
+                log = None if decision.log is None else [*decision.log, *json.loads(json.dumps(events))]
+                return _Moved(table, log)
+        # The table changed while the bot thought (a human's move, a player back, another
+        # worker's bot move): decide again on what it is now, if a bot still must act.
+        version = known = None
+    return None
 
 
 def table_bot_step(*, table_id, version: int | None = None) -> bool:
     """One move for the first bot-controlled seat that must act, chosen from that seat's
     view only: decided off the lock, then submitted through the command path if the table
     is still at the version the bot read; a stale decision is made again (BOT_TRIES)."""
-    for _ in range(BOT_TRIES):
-        decision = _bot_decision(table_id, version)
-        if decision is None:
-            return False
-        read_version, seat, move = decision
-        with transaction.atomic():
-            table = lock_table(table_id, with_seats=True)
-            if table.version == read_version:
-                # Same version: same state, same seats and the same bot control as decided on.
-                apply_move(table, seat=seat, move=move, by=Move.By.BOT)
-                return True
-        # The table changed while the bot thought (a human's move, a player back, another
-        # worker's bot move): decide again on what it is now, if a bot still must act.
-        version = None
-    return False
+    return _bot_step(table_id, version) is not None
+
+
+def table_bot_run(*, table_id, version: int | None = None) -> int:
+    """The bot task: the table's bot moves from `version` on, for as long as a bot must act
+    with no delay after the last one, up to BOT_RUN_MOVES moves or BOT_RUN_SECONDS. Each is a
+    `table_bot_step` move: decided off the lock, applied under the lock in its own transaction
+    only if the table is still at the version the last move left (so its commit, version and
+    wake-up are its own, and a duplicate or late task plays nothing); the follow-up task of
+    each move the run plays on from is not queued (`follow_ups.bot_run`). Where the run stops
+    at its bound, the turn left is queued as a new task; with `bot_delay` > 0 every move's own
+    commit queues the next, after its delay. Returns the moves made."""
+    started = time.monotonic()
+    moved = 0
+    known = None
+    with follow_ups.bot_run(table_id) as run:
+        while True:
+            known = _bot_step(table_id, version, known)
+            if known is None:
+                break
+            moved += 1
+            version = run.take()
+            if version is None:
+                break
+            if moved >= BOT_RUN_MOVES or time.monotonic() - started >= BOT_RUN_SECONDS:
+                run.next = version
+                break
+    # The turn the run took and leaves (its bound; or a change made in its thread that was not
+    # its move) is queued once the run is over, so as a task of its own (in eager mode, run by
+    # tasks.bot_move's loop).
+    if run.next is not None:
+        scheduling.queue_bot_move(run.table_id, run.next, 0)
+    return moved
 
 
 def table_back(*, table_id, user) -> Table:

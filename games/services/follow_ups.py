@@ -3,6 +3,8 @@ causes. Installed once by `common`; later features add theirs the same way."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 
 from games import notify, scheduling
@@ -58,10 +60,58 @@ def _snapshot(change: changes.Change):
     return copy.copy(table)
 
 
+class BotRun:
+    """A bot task playing a table's consecutive bot turns (automation.table_bot_run): the
+    follow-up of each of its moves that leaves a bot to act at once (`bot_delay` 0) is the run's
+    to play, not a new task's. `next`: the version the last such change left, once committed."""
+
+    def __init__(self, table_id) -> None:
+        self.table_id = str(table_id)
+        self.next: int | None = None
+
+    def take(self) -> int | None:
+        """The version the run plays on from (None: its last move left no bot turn to it)."""
+        version, self.next = self.next, None
+        return version
+
+
+# The run of the current task (or eager call), if any: set by `bot_run`, read on commit of the
+# run's own moves, which happen in the same thread and context.
+_bot_run: contextvars.ContextVar[BotRun | None] = contextvars.ContextVar("bot_run", default=None)
+
+
+@contextlib.contextmanager
+def bot_run(table_id):
+    """While the block runs, committed changes of this table that leave a bot to act with no
+    delay are handed to the run (`BotRun.take`) instead of queueing a `bot_move` task."""
+    run = BotRun(table_id)
+    token = _bot_run.set(run)
+    try:
+        yield run
+    finally:
+        _bot_run.reset(token)
+
+
+def _taken_by_run(change: changes.Change) -> bool:
+    """Whether the running bot run of this table plays the bot turn `change` leaves (it takes
+    only turns without a delay: with `bot_delay` > 0 each move stays a task queued after it)."""
+    run = _bot_run.get()
+    if run is None or run.table_id != change.table_id or change.bot_delay > 0:
+        return False
+    run.next = change.version
+    return True
+
+
 def queue_follow_ups(change: changes.Change) -> None:
-    """On commit: the bot move, the decision's deadline and its warning."""
-    if change.bot_to_act:
+    """On commit: the bot move, the decision's deadline and its warning. A bot turn the running
+    bot run takes over queues no task; nor does its deadline when only bots act: the run plays
+    it at once, and should the run die first the sweep moves the bot (`bot_pending`) and
+    enforces the stored deadline."""
+    taken = change.bot_to_act and _taken_by_run(change)
+    if change.bot_to_act and not taken:
         scheduling.queue_bot_move(change.table_id, change.version, change.bot_delay)
+    if taken and not change.human_to_act:
+        return
     if change.deadline is not None:
         scheduling.queue_deadline(change.table_id, change.version, change.deadline)
         if change.human_to_act:

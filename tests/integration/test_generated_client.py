@@ -49,10 +49,11 @@ def test_a_generated_client_plays_a_president_hand(generated, live_server):
     from cardgames_client.api.tables import tables_create, tables_join, tables_retrieve, tables_start
     from cardgames_client.models import (
         GameEnum,
-        MoveInputRequest,
         MoveResult,
+        PresidentPassMove,
+        PresidentPassMoveType,
+        PresidentState,
         RegisterRequest,
-        State,
         Table,
         TableCreateRequest,
         TableCreateRequestOptions,
@@ -85,22 +86,23 @@ def test_a_generated_client_plays_a_president_hand(generated, live_server):
     # A move out of turn comes back typed, in the one error shape.
     state = tables_state.sync(table.id, client=ann)
     idle = next(c for s, c in by_seat.items() if s != state.turn)
-    refused = tables_moves_create.sync(table.id, client=idle, body=MoveInputRequest(type_="pass"))
+    refused = tables_moves_create.sync(table.id, client=idle, body=PresidentPassMove(type_=PresidentPassMoveType.PASS))
     assert isinstance(refused, MoveConflict) and refused.code == "not_your_turn"
     moves = 0
     while True:
         state = tables_state.sync(table.id, client=ann)
-        assert isinstance(state, State)
+        assert isinstance(state, PresidentState)
         if state.status.value != "active":
             break
         acting = [c for s, c in by_seat.items() if tables_state.sync(table.id, client=c).legal_moves]
         mover = acting[0]
-        legal = tables_state.sync(table.id, client=mover).legal_moves[0].to_dict()
-        result = tables_moves_create.sync(table.id, client=mover, body=MoveInputRequest.from_dict(legal))
+        # typed: a legal move comes back as the game's move class and goes out as the body
+        legal = tables_state.sync(table.id, client=mover).legal_moves[0]
+        result = tables_moves_create.sync(table.id, client=mover, body=legal)
         assert isinstance(result, MoveResult), result
         moves += 1
         assert moves < 500
-    assert state.status.value == "finished" and state.public.additional_properties["winners"]
+    assert state.status.value == "finished" and state.public.winners
     log = tables_moves_list.sync(table.id, client=ann)
     assert len([e for e in log if e.by.value == "player"]) == moves
     # entry 0: the first deal's commitment (fair deals), then the moves from 1

@@ -14,6 +14,7 @@ from . import core, duels, house_rules, moves, votes
 from . import determinize as determinize_mod
 from . import state as state_mod
 from .core import BASE_RULES, _Ctx, _rank, card_key
+from .types import TYPES
 
 # Every move type and its fields (the move table, moves.py). propose_vote's fields depend on
 # its kind (votes.KIND_FIELDS).
@@ -25,6 +26,7 @@ class Lopti(Game):
     over_message = "the session is over"
     name = "Lopti"
     move_types = frozenset(moves.MOVES)
+    types = TYPES  # the typed contract of views, moves, events and the log (types.py)
     added_keys = ("round_results",)
     min_players = 2
     max_players = 5
