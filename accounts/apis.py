@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -104,15 +104,26 @@ class MeApi(APIView):
         )
 
 
+# A table (games.api.tables' `Table`) with the two facts of yours (selectors.user_tables_with_turns).
+MY_TABLES = {
+    "type": "array",
+    "items": {"allOf": [
+        {"$ref": "#/components/schemas/Table"},
+        {"type": "object", "properties": {
+            "your_turn": {"type": "boolean", "description": "a decision of yours is due"},
+            "deadline": {"type": ["string", "null"], "format": "date-time", "description": "of the decision due, if any"},
+        }, "required": ["your_turn", "deadline"]},
+    ]},
+}
+
+
 class MeTablesApi(APIView):
     scopes = {"GET": READ}
 
     @extend_schema(
         operation_id="me_tables",
         responses={
-            200: serializers.ListSerializer(
-                child=serializers.DictField(), help_text="table summaries with your_turn and deadline, newest first"
-            ),
+            200: OpenApiResponse(MY_TABLES, description="your tables, newest first: each a table with your_turn and deadline"),
             **errors(),
         },
     )

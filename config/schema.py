@@ -32,17 +32,22 @@ _STATUS_OF = {
     "stale_version": 409,
     "conflict": 409,
     "idempotency_key_reused": 409,
+    "too_large": 413,
     "throttled": 429,
+    "unavailable": 503,
 }
 
 
 def errors(*codes: str) -> dict:
-    """Error responses for an operation, grouped by status, naming the codes it can return."""
+    """Error responses for an operation, grouped by status, naming the codes it can return (its
+    own; the ones every operation of its kind can return are added by config.contract's
+    postprocess_errors, which also turns each group into a schema whose `code` is their enum)."""
     by_status: dict[int, list[str]] = {}
     for code in ("not_authenticated", "insufficient_scope", "throttled", *codes):
         by_status.setdefault(_STATUS_OF[code], []).append(code)
     return {
-        status: OpenApiResponse(ErrorSerializer, description="Error codes: " + ", ".join(f"`{c}`" for c in names))
+        status: OpenApiResponse({"$ref": "#/components/schemas/Error", "x-error-codes": names},
+                                description="Error codes: " + ", ".join(f"`{c}`" for c in names))
         for status, names in by_status.items()
     }
 

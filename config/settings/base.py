@@ -251,7 +251,9 @@ SPECTACULAR_SETTINGS = {
     # PATCH bodies are not partial here: the one PATCH (a house-rule edit) needs its `rule`.
     "COMPONENT_SPLIT_PATCH": False,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.schema.postprocess_links",
-                             "config.schema.postprocess_oauth",
+                             "config.schema.postprocess_oauth", "config.contract.postprocess_tags",
+                             "config.contract.postprocess_errors", "config.contract.postprocess_webhooks",
+                             "config.contract.postprocess_examples", "config.contract.postprocess_stream",
                              "config.schema.postprocess_game_types"],
     "ENUM_NAME_OVERRIDES": {
         "FaceUpSourceEnum": ["hand", "face_down"],

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.scopes import READ
 from config.errors import ApiError, Invalid
-from config.schema import ErrorSerializer, errors
+from config.schema import errors
 from games.services import export
 
 
@@ -174,8 +174,7 @@ class ReplayVerifyApi(APIView):
         request={"application/json": EXPORT_REQUEST},
         responses={
             200: OutputSerializer,
-            413: OpenApiResponse(ErrorSerializer, description="Error codes: `too_large`"),
-            **errors("invalid"),
+            **errors("invalid", "too_large"),
         },
     )
     def post(self, request):

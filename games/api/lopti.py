@@ -146,6 +146,11 @@ class VoteProposalSerializer(serializers.Serializer):
         ref_name = "VoteProposal"
 
 
+@extend_schema_field({"type": ["string", "null"], "enum": ["yes", "no", "abstain", None]})
+class _BallotField(serializers.CharField):
+    """A seat's ballot as the vote shows it: null while the seat has not voted."""
+
+
 class VoteSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     session = serializers.IntegerField()
@@ -159,10 +164,7 @@ class VoteSerializer(serializers.Serializer):
     key = serializers.CharField(allow_null=True)
     value = serializers.JSONField(allow_null=True)
     tally = serializers.DictField(help_text="yes, no, abstain, members")
-    ballots = serializers.ListField(
-        child=serializers.ChoiceField(choices=["yes", "no", "abstain"], allow_null=True),
-        help_text="each seat's ballot, by seat: yes, no, abstain, or null while it has not voted",
-    )
+    ballots = serializers.ListField(child=_BallotField(allow_null=True), help_text="public ballots, by seat (null: not voted yet)")
     status = serializers.ChoiceField(choices=["open", "passed", "failed", "tied", "decided"])
     stage = serializers.CharField(help_text="ballots, champions or duel")
     opponent = serializers.IntegerField(allow_null=True, help_text="the seat facing the proposer in a duel")
@@ -220,7 +222,7 @@ class HouseRulesApi(Idempotent, APIView):
         responses={
             201: RuleViewSerializer(many=True),
             200: OpenApiResponse(HouseRuleDeclinedSerializer, description="declined"),
-            **errors("invalid", "illegal_move", "forbidden", "not_found", "not_your_turn", "conflict", "idempotency_key_reused"),
+            **errors("invalid", "illegal_move", "forbidden", "not_found", "not_your_turn", "stale_version", "conflict", "idempotency_key_reused"),
         },
     )
     def post(self, request, table_id):
@@ -276,7 +278,7 @@ class RuleVotesApi(Idempotent, APIView):
         description="L-12.1: propose a change; the proposal counts as your yes ballot. One vote per round.",
         parameters=[IDEMPOTENCY_KEY],
         request=VoteProposalSerializer,
-        responses={201: VOTE_DOC, **errors("invalid", "illegal_move", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={201: VOTE_DOC, **errors("invalid", "illegal_move", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         body = _body(request)
@@ -308,7 +310,7 @@ class BallotsApi(Idempotent, APIView):
         description="Once per member (a second ballot is 409 conflict).",
         parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: VOTE_DOC, **errors("invalid", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={200: VOTE_DOC, **errors("invalid", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id, vote_id):
         def run():
@@ -327,7 +329,7 @@ class ChampionsApi(Idempotent, APIView):
         description="Come forward as your side's representative (L-12.3).",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: VOTE_DOC, **errors("invalid", "forbidden", "not_found", "not_your_turn", "conflict", "idempotency_key_reused")},
+        responses={200: VOTE_DOC, **errors("invalid", "forbidden", "not_found", "not_your_turn", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id, vote_id):
         def run():
@@ -357,7 +359,7 @@ class ThrowsApi(Idempotent, APIView):
         description="Both representatives throw; each throw stays hidden until both threw (L-12.4).",
         parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: DUEL_DOC, **errors("invalid", "forbidden", "not_found", "not_your_turn", "conflict", "idempotency_key_reused")},
+        responses={200: DUEL_DOC, **errors("invalid", "forbidden", "not_found", "not_your_turn", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id, duel_id):
         def run():
@@ -377,7 +379,7 @@ class SessionsApi(Idempotent, APIView):
         "phase `setup` (restore votes for earlier rules, L-12.5) until the host calls `start` again.",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():

@@ -27,14 +27,20 @@ class _JsonErrors(BaseContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
+# One event of the stream, its fields as OpenAPI 3.2 (and schemathesis) read an SSE stream; the
+# schema becomes the `TableStreamEvent` component (config.contract.postprocess_stream).
 SSE_EVENT = {
     "type": "object",
+    "description": "An event of a table's stream: `id:` the version, `event: state`, `data:` the State as JSON "
+    "(the stream's first line is `retry:` alone; `: ping` comments keep it open)",
     "properties": {
-        "event": {"type": "string", "enum": ["state"]},
-        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the state's version"},
-        "retry": {"type": "integer", "minimum": 0},
-        # OpenAPI 3.0 has no contentSchema (3.1's): the JSON inside is described in words.
-        "data": {"type": "string", "description": "the JSON of the State schema, as GET /tables/{id}/state"},
+        "event": {"type": "string", "enum": ["state"], "description": "the one event type"},
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the state's version (resume with Last-Event-ID)"},
+        "retry": {"type": "integer", "minimum": 0, "description": "the reconnection delay, in ms"},
+        # JSON Schema 2020-12 (OpenAPI 3.1): the string holds a JSON document of this schema.
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": {"$ref": "#/components/schemas/State"},
+                 "description": "the JSON of the State schema, as GET /tables/{id}/state answers it for you"},
     },
 }
 

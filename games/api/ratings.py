@@ -39,6 +39,18 @@ class LeaderboardEntrySerializer(RatingSerializer):
         ref_name = "LeaderboardEntry"
 
 
+class LeaderboardPageSerializer(serializers.Serializer):
+    """What the leaderboard answers: a page of DRF's PageNumberPagination."""
+
+    count = serializers.IntegerField(help_text="players on the leaderboard")
+    next = serializers.URLField(allow_null=True, help_text="the next page, null on the last")
+    previous = serializers.URLField(allow_null=True, help_text="the previous page, null on the first")
+    results = LeaderboardEntrySerializer(many=True)
+
+    class Meta:
+        ref_name = "LeaderboardPage"
+
+
 class LeaderboardApi(APIView):
     scopes = {"GET": READ}
     class Pagination(PageNumberPagination):
@@ -48,7 +60,7 @@ class LeaderboardApi(APIView):
         operation_id="leaderboards_retrieve",
         description="Players ordered by display rating, with at least LEADERBOARD_MIN_GAMES rated tables of the game.",
         parameters=[OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1 (50 players a page)")],
-        responses={200: LeaderboardEntrySerializer(many=True), **errors("not_found")},
+        responses={200: LeaderboardPageSerializer, **errors("not_found")},
     )
     def get(self, request, game):
         if game not in selectors.game_slugs():

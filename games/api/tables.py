@@ -222,7 +222,7 @@ class TableJoinApi(Idempotent, APIView):
         operation_id="tables_join",
         parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: TableOutputSerializer, **errors("invalid", "not_found", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():
@@ -242,7 +242,7 @@ class TableLeaveApi(Idempotent, APIView):
         responses={
             200: TableOutputSerializer,
             204: OpenApiResponse(description="the table was left empty and deleted"),
-            **errors("invalid", "not_found", "forbidden", "conflict", "idempotency_key_reused"),
+            **errors("invalid", "not_found", "forbidden", "stale_version", "conflict", "idempotency_key_reused"),
         },
     )
     def post(self, request, table_id):
@@ -264,7 +264,7 @@ class TableStartApi(Idempotent, APIView):
         operation_id="tables_start",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: TableOutputSerializer, **errors("invalid", "not_found", "forbidden", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "not_found", "forbidden", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():
@@ -411,7 +411,7 @@ class TableBotsApi(Idempotent, APIView):
         operation_id="tables_bots_add",
         parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():
@@ -429,7 +429,7 @@ class TableBackApi(Idempotent, APIView):
         description="An `away` player takes the seat back from the bot (polling does not bring a player back).",
         parameters=[IDEMPOTENCY_KEY],
         request=None,
-        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():

@@ -42,18 +42,12 @@ def generated(tmp_path, client):
 
 def test_a_generated_client_plays_a_president_hand(generated, live_server):
     from cardgames_client import AuthenticatedClient, Client
-    from cardgames_client.api.v1 import (
-        auth_register,
-        tables_create,
-        tables_join,
-        tables_moves_create,
-        tables_moves_list,
-        tables_retrieve,
-        tables_start,
-        tables_state,
-    )
+
+    # One module per tag (config.contract.OPERATION_TAGS).
+    from cardgames_client.api.accounts import auth_register
+    from cardgames_client.api.moves import tables_moves_create, tables_moves_list, tables_state
+    from cardgames_client.api.tables import tables_create, tables_join, tables_retrieve, tables_start
     from cardgames_client.models import (
-        Error,
         GameEnum,
         MoveResult,
         PresidentPassMove,
@@ -63,6 +57,11 @@ def test_a_generated_client_plays_a_president_hand(generated, live_server):
         Table,
         TableCreateRequest,
         TableCreateRequestOptions,
+    )
+
+    # A move's 409: its codes as an enum (config.contract.postprocess_errors).
+    from cardgames_client.models import (
+        NotYourTurnOrStaleVersionOrConflictOrIdempotencyKeyReusedError as MoveConflict,
     )
 
     anonymous = Client(base_url=live_server.url, raise_on_unexpected_status=True)
@@ -88,7 +87,7 @@ def test_a_generated_client_plays_a_president_hand(generated, live_server):
     state = tables_state.sync(table.id, client=ann)
     idle = next(c for s, c in by_seat.items() if s != state.turn)
     refused = tables_moves_create.sync(table.id, client=idle, body=PresidentPassMove(type_=PresidentPassMoveType.PASS))
-    assert isinstance(refused, Error) and refused.code == "not_your_turn"
+    assert isinstance(refused, MoveConflict) and refused.code == "not_your_turn"
     moves = 0
     while True:
         state = tables_state.sync(table.id, client=ann)
