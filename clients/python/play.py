@@ -24,31 +24,26 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx  # noqa: E402 - the generated client's own HTTP library, for its timeout only
 from cardgames_client import AuthenticatedClient, Client  # noqa: E402
-from cardgames_client.api.v1 import (  # noqa: E402
-    auth_register,
-    games_list,
+from cardgames_client.api.accounts import auth_register  # noqa: E402
+from cardgames_client.api.lopti import (  # noqa: E402
     lopti_duels_throw,
     lopti_house_rules_submit,
     lopti_votes_ballot,
     lopti_votes_champion,
     lopti_votes_propose,
-    tables_bots_add,
-    tables_create,
-    tables_moves_create,
-    tables_start,
-    tables_state,
 )
+from cardgames_client.api.moves import tables_moves_create, tables_state  # noqa: E402
+from cardgames_client.api.tables import games_list, tables_bots_add, tables_create, tables_start  # noqa: E402
 from cardgames_client.models import (  # noqa: E402
     AppliesEnum,
     BallotRequest,
     Duel,
-    Error,
     Game,
     GameEnum,
     HouseRuleDeclined,
@@ -76,8 +71,11 @@ from cardgames_client.models import (  # noqa: E402
     PresidentPassMove,
     PresidentPlayMove,
     PresidentState,
+    Registered,
     RegisterRequest,
     RuleVote,
+    StaleVersionOrConflictOrIdempotencyKeyReusedError,
+    StaleVersionOrConflictOrIdempotencyKeyReusedErrorCode,
     Table,
     TableAddBotRequest,
     TableCreateRequest,
@@ -96,9 +94,21 @@ class Failure(Exception):
     """Anything that stops a game: an error answer, an unexpected one, or no end in time."""
 
 
+@runtime_checkable
+class ErrorAnswer(Protocol):
+    """What every error answer has (`{code, message, detail}`); each operation's errors are
+    their own classes, with `code` an enum of the codes that operation answers."""
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+
 def failure(what: str, result: object) -> Failure:
     """A Failure that names the error the server answered, or the unexpected answer."""
-    if isinstance(result, Error):
+    if isinstance(result, ErrorAnswer):
         return Failure(f"{what}: {result.code} ({result.message})")
     return Failure(f"{what}: unexpected answer {result!r}")
 
@@ -233,7 +243,8 @@ class Player:
                                        key="extra_play_on_clear", value=False)
         result = lopti_votes_propose.sync(self.table_id, client=self.client, body=proposal)
         # The window may have opened or the round ended in between: a 409 is no failure.
-        if isinstance(result, Error) and result.code == "conflict":
+        if (isinstance(result, StaleVersionOrConflictOrIdempotencyKeyReusedError)
+                and result.code == StaleVersionOrConflictOrIdempotencyKeyReusedErrorCode.CONFLICT):
             return
         expect(result, RuleVote, "propose a Rule Vote")
 
@@ -262,7 +273,7 @@ def main() -> int:
     anonymous = Client(base_url=args.base_url, timeout=timeout)
     name = f"py-{secrets.token_hex(4)}"
     registered = auth_register.sync(client=anonymous, body=RegisterRequest(username=name, password=secrets.token_urlsafe(16)))
-    if isinstance(registered, Error) or registered is None:
+    if not isinstance(registered, Registered):
         print(f"register: {registered}", file=sys.stderr)
         return 1
     client = AuthenticatedClient(base_url=args.base_url, token=registered.token, prefix="Token", timeout=timeout)
