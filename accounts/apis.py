@@ -16,14 +16,24 @@ from config.errors import Invalid
 from config.schema import errors
 
 
+class StrictCharField(serializers.CharField):
+    """A string field that takes only a JSON string: DRF's CharField turns a number into one
+    (`"username": 0` would register "0"), which the schema's `type: string` does not allow."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class RegisterApi(APIView):
     scopes = {}
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
     class InputSerializer(serializers.Serializer):
-        username = serializers.CharField(max_length=150, validators=[User.username_validator])
-        password = serializers.CharField(write_only=True, max_length=128)
+        username = StrictCharField(max_length=150, validators=[User.username_validator])
+        password = StrictCharField(write_only=True, max_length=128)
         email = serializers.EmailField(required=False, allow_blank=True, default="")
 
         class Meta:
@@ -51,8 +61,8 @@ class TokenApi(APIView):
     authentication_classes: list = []
 
     class InputSerializer(serializers.Serializer):
-        username = serializers.CharField()
-        password = serializers.CharField(write_only=True)
+        username = StrictCharField()
+        password = StrictCharField(write_only=True)
 
         class Meta:
             ref_name = "TokenRequest"
@@ -159,7 +169,7 @@ class MeTokensApi(APIView):
     first_party_only = True  # the schema offers no OAuth app this (games.edge.auth)
 
     class InputSerializer(serializers.Serializer):
-        name = serializers.CharField(max_length=100)
+        name = StrictCharField(max_length=100)
         scopes = serializers.ListField(child=serializers.ChoiceField(choices=list(scopes.SCOPES)), min_length=1,
                                        max_length=len(scopes.SCOPES))
         expires_in = serializers.IntegerField(required=False, min_value=60, max_value=services.MAX_EXPIRES_IN,

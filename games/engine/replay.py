@@ -157,6 +157,11 @@ def check_document(doc: object) -> dict:
             deck = _need(deal, "deck", list, where)
             if not all(isinstance(c, str) for c in deck):
                 raise DocumentError(f"{where}deck", "must be a list of card codes")
+        elif "deck" in deal:
+            # A deal shuffled from its secret lists no deck (the export writes none): one that
+            # does claims cards the replay would never read, so the document is refused rather
+            # than verified with the claim unchecked.
+            raise DocumentError(f"{where}deck", "only a fixed deck lists its cards; a shuffled deal comes from its secret")
         hands = _need(deal, "hands", dict, where, nullable=True)
         clean_deals.append({"deal": k, "fixed_deck": fixed, "secret": secret, "commitment": committed, "deck": deck,
                             "hands": hands})

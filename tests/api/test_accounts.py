@@ -25,6 +25,18 @@ def test_duplicate_username_is_invalid_with_the_field_named(anon):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("field", ["username", "password"])
+def test_a_number_is_not_a_string_on_register_or_login(anon, field):
+    """The schema says string; DRF's CharField would take `0` for "0" (found by schemathesis)."""
+    body = {"username": "dora", "password": "a long passphrase"}
+    r = anon.post("/api/v1/auth/register", {**body, field: 0}, format="json")
+    assert r.status_code == 400 and field in r.json()["detail"]["fields"]
+    assert anon.post("/api/v1/auth/register", body, format="json").status_code == 201
+    r = anon.post("/api/v1/auth/token", {**body, field: 0}, format="json")
+    assert r.status_code == 400 and field in r.json()["detail"]["fields"]
+
+
+@pytest.mark.django_db
 def test_weak_password_and_missing_fields_are_invalid(anon):
     r = anon.post("/api/v1/auth/register", {"username": "carol", "password": "123"}, format="json")
     assert r.status_code == 400 and "password" in r.json()["detail"]["fields"]
