@@ -93,9 +93,11 @@ class HouseRuleWriteSerializer(serializers.Serializer):
         ref_name = "HouseRuleWrite"
 
 
-@extend_schema_field({"type": "boolean", "enum": [True]})
+@extend_schema_field({"type": "boolean", "const": True})
 class _TrueField(serializers.BooleanField):
-    """Documented as the constant `true`: `{"decline": false}` declines nothing (400)."""
+    """Documented as the constant `true`: `{"decline": false}` declines nothing (400). A `const`,
+    not a one-value `enum`: drf-spectacular names every enum, and the two fields' enums would be
+    one choice set under two names (a schema warning)."""
 
 
 class HouseRuleDeclineSerializer(serializers.Serializer):
