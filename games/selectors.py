@@ -164,8 +164,8 @@ def waiting_state(base: dict, seats: list[dict], seat: int | None) -> dict:
 def started_state(base: dict, seats: list[dict], view: dict, *, active: bool) -> dict:
     """The state view of a started table: the platform's fields, then the engine's view, each
     seat the platform's facts plus the engine's (the platform's win a shared name). Pure, so the
-    typed contract's test (tests/engine/test_types.py) checks exactly what the API answers."""
-    seats = [dict(public) for public in seats]
+    typed contract's test (tests/engine/test_types.py) checks exactly what the API answers.
+    `seats` (fresh from `table_seats`) is completed in place: a poll's render copies nothing."""
     for public, engine_seat in zip(seats, view["seats"], strict=True):
         public.update({k: v for k, v in engine_seat.items() if k not in public})
     # api.md: `turn` is the one seat with a decision due; a table no longer in play (aborted

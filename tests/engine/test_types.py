@@ -119,6 +119,14 @@ def test_every_game_has_types():
     assert sorted(GAMES) == sorted(game.slug for game in registry.all_games())
 
 
+def test_presidents_variation_enum_is_the_engines_list():
+    """The types name the variations (P-9) in a list of their own (the engine module imports its
+    types, so they cannot import it back): it must be the engine's, in its order."""
+    from games.engine import president, president_types
+
+    assert tuple(president_types.VARIATION_ENUM["enum"]) == president.VARIATIONS
+
+
 @pytest.mark.parametrize("slug", GAMES)
 def test_random_states_views_moves_and_events_match_the_schema(slug, components):
     game = registry.get(slug)
@@ -142,7 +150,7 @@ def test_random_states_views_moves_and_events_match_the_schema(slug, components)
             states += 1
             for viewer in [*range(players), None]:
                 view = game.view(state, viewer)
-                shown = selectors.started_state({**base, "version": version}, seats, view, active=True)
+                shown = selectors.started_state({**base, "version": version}, [dict(s) for s in seats], view, active=True)
                 check(f"{t}State", shown, f"{slug} view of seat {viewer}")
                 check("State", shown, f"{slug} view of seat {viewer}")
                 for move in view["legal_moves"]:

@@ -41,7 +41,8 @@ def test_champions_and_knockouts_match_the_schema(forward, components):  # noqa:
     seen = set()
     for version in range(1, 400):
         for viewer in [*range(players), None]:
-            shown = selectors.started_state({**base, "version": version}, seats, game.view(st, viewer), active=True)
+            shown = selectors.started_state({**base, "version": version}, [dict(s) for s in seats], game.view(st, viewer),
+                                            active=True)
             check("LoptiState", shown, f"view of seat {viewer}")
             for move in shown["legal_moves"]:
                 check("LoptiLegalMove", move, "legal move")
