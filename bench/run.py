@@ -26,7 +26,8 @@ Environment: CONC (8), DURATION (10 s), WARMUP (2 s), REPS (3), SERVER (uvicorn,
 template, see bench/stack.py), WORKERS (2), FLOORS ("uvicorn gthread": which floors),
 GTHREADS (threads per gunicorn worker: CONC within 4..8), PAIRS (read read304 play), BOTS (0),
 WAIT (30: the ?wait= of the play clients; 0 = poll every POLL_INTERVAL s), THROTTLES (1),
-DB_CONN_MAX_AGE (0, given to the project and the uvicorn floor), PROJECT_ENV ("K=V ..." extra
+DB_CONN_MAX_AGE (0, given to the project and the uvicorn floor), WORKER_DB_CONN_MAX_AGE (60, the
+bots pair's Celery worker, as docker/env.example), PROJECT_ENV ("K=V ..." extra
 for the project), OUT.
 """
 
@@ -239,6 +240,12 @@ def same_bodies(urls: dict[str, tuple[str, str]]) -> None:
         raise SystemExit(f"bench: the floors answer differently: {seen}")
 
 
+def environ_worker_age() -> str:
+    """The Celery worker's DB_CONN_MAX_AGE (WORKER_DB_CONN_MAX_AGE, default 60 as in
+    docker/env.example: a worker keeps its connection between tasks)."""
+    return os.environ.get("WORKER_DB_CONN_MAX_AGE", "60")
+
+
 def config(environ) -> dict:
     """The run's settings from the environment (the knobs of docs/performance.md)."""
     cfg = {
@@ -324,8 +331,9 @@ def main():
         wait_http(f"http://127.0.0.1:{ports['project']}/healthz", 60, procs["project"], procs["project"].logfile)
         same_bodies({f: (f"http://127.0.0.1:{ports[f]}/floor/state", tokens[f][0]) for f in floors})
         if "bots" in cfg["pairs"]:
+            # The worker as docker/env.example runs it: its connections kept (DB_CONN_MAX_AGE 60).
             stack.start("worker", [PYTHON, "-m", "celery", "-A", "config", "worker", "-c", "2", "--loglevel", "WARNING"],
-                        env=penv)
+                        env={**penv, "DB_CONN_MAX_AGE": environ_worker_age()})
         play_args = ["--wait", str(cfg["wait"]), "--poll-interval", str(cfg["poll_interval"]),
                      "--table-options", '{"bot_delay": 0}']
         order = cfg["order"]

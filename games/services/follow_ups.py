@@ -44,7 +44,20 @@ def rate_finished(change: changes.Change) -> None:
 
 
 def wake_waiters(change: changes.Change) -> None:
-    """On commit: long-polls and event streams waiting on the table (any process)."""
+    """On commit: long-polls and event streams waiting on the table (any process). Within a bot
+    run, a move after which the run plays on (a bot acts next, no delay) wakes no one: the run
+    wakes the waiters once, with its last change, when it ends (`bot_run`). A waiter is woken
+    to read the latest state, which it would be an instant later anyway; each woken waiter
+    costs a read and an answer, and a client waiting for its turn would be woken by every bot
+    move before it (three reads a human move at a table of one human and three bots). The
+    move log and the SSE streams lose nothing (a stream sends the latest state, coalescing
+    changes that come faster than it reads: docs/api.md)."""
+    run = _bot_run.get()
+    if run is not None and run.table_id == change.table_id:
+        if change.bot_to_act and change.bot_delay <= 0:
+            run.wake = (change.version, _snapshot(change))
+            return
+        run.wake = None  # this wake-up is later than the one held
     notify.table_changed(change.table_id, change.version, snapshot=_snapshot(change))
 
 
@@ -68,6 +81,8 @@ class BotRun:
     def __init__(self, table_id) -> None:
         self.table_id = str(table_id)
         self.next: int | None = None
+        # The wake-up of the run's last committed change, held until the run ends (wake_waiters).
+        self.wake: tuple[int, object] | None = None
 
     def take(self) -> int | None:
         """The version the run plays on from (None: its last move left no bot turn to it)."""
@@ -90,6 +105,11 @@ def bot_run(table_id):
         yield run
     finally:
         _bot_run.reset(token)
+        if run.wake is not None:
+            # The run ends (its bound, a human's turn, an error): one wake-up for its moves.
+            version, snapshot = run.wake
+            run.wake = None
+            notify.table_changed(run.table_id, version, snapshot=snapshot)
 
 
 def _taken_by_run(change: changes.Change) -> bool:

@@ -1,7 +1,8 @@
 """Bot runs (docs/performance.md, "Bot runs"): with `bot_delay` 0 one `bot_move` task plays a
 table's consecutive bot turns until a human must act, each move still its own transaction under
-the table lock with its version check, its commit, its wake-up and its log entry; a run stops
-at its bound and queues the rest; a stale or duplicate task plays nothing; with a delay every
+the table lock with its version check, its commit and its log entry, and the run wakes the
+table's waiters once, with its last move (not once a move); a run stops at its bound and queues
+the rest; a stale or duplicate task plays nothing; with a delay every
 bot move stays a task queued after its delay.
 
 The tasks queued are counted by replacing `scheduling.queue_bot_move`, so no queued task runs
@@ -76,7 +77,7 @@ def a_human_must_act(table) -> bool:
     return table.status != Table.Status.ACTIVE or 0 in ENGINE.to_act(table.state)
 
 
-def test_one_task_plays_every_bot_turn_after_the_human_each_with_its_own_version_entry_and_wake_up(
+def test_one_task_plays_every_bot_turn_after_the_human_each_with_its_own_version_and_entry(
         make_user, queued, woken):
     table, human = human_leads(make_user)
     table = human_moves(table, human)
@@ -87,23 +88,27 @@ def test_one_task_plays_every_bot_turn_after_the_human_each_with_its_own_version
     logged = bot_log(table, after=table.version)
     assert len(logged) >= 3, "the three bots following the human's lead"
     assert [seat for _, seat, _ in logged[:3]] == [1, 2, 3]
-    # One version, one log entry and one wake-up per bot move, in order, none skipped.
+    # One version and one log entry per bot move, in order, none skipped; one wake-up for the
+    # run, with its last version (a waiter reads the latest state, whoever woke it).
     versions = [v for _, _, v in logged]
     assert versions == list(range(table.version + 1, table.version + 1 + len(logged)))
     assert [seq for seq, _, _ in logged] == list(range(logged[0][0], logged[0][0] + len(logged)))
-    assert [v for t, v in woken if t == str(table.pk)] == versions
+    assert [v for t, v in woken if t == str(table.pk)] == [versions[-1]]
     # ... by that one task: nothing else was queued, and it stopped where the human must act.
     assert queued == [(str(table.pk), table.version, 0.0)]
     assert a_human_must_act(table) and table.version == versions[-1]
 
 
-def test_a_run_stops_at_its_move_bound_and_queues_the_rest_as_a_new_task(make_user, queued, monkeypatch):
+def test_a_run_stops_at_its_move_bound_and_queues_the_rest_as_a_new_task(make_user, queued, woken, monkeypatch):
     monkeypatch.setattr(automation, "BOT_RUN_MOVES", 2)
     table, human = human_leads(make_user)
     table = human_moves(table, human)
     queued.clear()
+    woken.clear()
     assert automation.table_bot_run(table_id=table.pk, version=table.version) == 2
     assert [seat for _, seat, _ in bot_log(table)] == [1, 2]
+    # A bot acts next, yet the run ends: its waiters learn of its two moves now, not later.
+    assert woken == [(str(table.pk), table.version + 2)]
     assert queued == [(str(table.pk), table.version + 2, 0)], "the third bot's turn, as a task of its own"
     queued.clear()
     # That task plays on from there: seat 3, and whatever bot turns follow, up to its own bound.
@@ -200,15 +205,18 @@ def test_another_requests_change_during_the_run_queues_its_own_task_which_then_p
     assert automation.table_bot_run(table_id=table.pk, version=table.version + 2) == 0
 
 
-def test_with_a_bot_delay_each_bot_move_is_a_task_queued_after_its_delay(make_user, queued):
+def test_with_a_bot_delay_each_bot_move_is_a_task_queued_after_its_delay(make_user, queued, woken):
     table, human = human_leads(make_user, options={"hands": 1, "bot_delay": 0.5})
     table = human_moves(table, human)
     assert queued == [(str(table.pk), table.version, 0.5)]
     for n in range(1, 4):
         version = queued[-1][1]
+        woken.clear()
         tasks.bot_move(str(table.pk), version)
         assert len(bot_log(table)) == n, "one move per task"
         assert queued[-1] == (str(table.pk), version + 1, 0.5) or a_human_must_act(table)
+        # Each delayed move is seen when it is made, not held back.
+        assert woken == [(str(table.pk), version + 1)]
     assert [seat for _, seat, _ in bot_log(table)][:3] == [1, 2, 3]
 
 
