@@ -61,23 +61,45 @@ def _worker_init(**_):
     _keep_database_connections()
 
 
-# A worker's tasks are short and many (a bot run, a deadline, a webhook): with Django's default
-# of a connection per task (CONN_MAX_AGE 0), each task would open a PostgreSQL connection, a
-# server process forked and its caches filled, several times the CPU of the task's own
-# statements. So unless DB_CONN_MAX_AGE says otherwise, a worker process keeps its connection
-# this long; Celery's Django fixup still closes one that broke or aged out after each task.
+# A worker's tasks are short and many (a bot run, a deadline, a webhook). Celery's Django fixup
+# closes every database connection before and after each task (unless CELERY_DB_REUSE_MAX),
+# whatever CONN_MAX_AGE says: on PostgreSQL a server process forked and its caches filled for
+# every task, several times the CPU of the task's own statements (a connection a bot move, in
+# `make bench`'s bots pair). So a worker keeps its connection across tasks and treats them as
+# Django treats requests: after each task, a connection that broke or outlived its
+# CONN_MAX_AGE is closed (close_old_connections), and the next task opens a fresh one. Unless
+# DB_CONN_MAX_AGE says otherwise, a worker's connection lives WORKER_CONN_MAX_AGE seconds.
 WORKER_CONN_MAX_AGE = 60
+# The fixup's own recycling stays as a backstop: every this many tasks it closes them all.
+WORKER_DB_REUSE_MAX = 1000
 
 
 def _keep_database_connections() -> None:
-    if "DB_CONN_MAX_AGE" in os.environ:
-        return
     from django.db import connections
 
-    for alias in connections:
-        db = connections.settings[alias]
-        if not db.get("OPTIONS", {}).get("pool"):
-            db["CONN_MAX_AGE"] = WORKER_CONN_MAX_AGE
+    if "DB_CONN_MAX_AGE" not in os.environ:
+        for alias in connections:
+            db = connections.settings[alias]
+            if not db.get("OPTIONS", {}).get("pool"):
+                db["CONN_MAX_AGE"] = WORKER_CONN_MAX_AGE
+    for fixup in getattr(app, "_fixups", None) or ():
+        worker_fixup = getattr(fixup, "worker_fixup", None)
+        if worker_fixup is not None and not worker_fixup.db_reuse_max:
+            worker_fixup.db_reuse_max = WORKER_DB_REUSE_MAX
+
+
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def _close_old_connections(sender=None, **_):
+    """Around each task (not an eager call, which runs inside its caller's request or test):
+    a connection that broke or aged out is closed, as Django does around each request."""
+    if sender is not None and getattr(sender.request, "is_eager", False):
+        return
+    if not _in_worker:
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
 
 
 @signals.worker_ready.connect

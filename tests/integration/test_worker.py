@@ -10,7 +10,7 @@ from django.utils import timezone
 from games import tasks
 from games.engine import registry
 from games.models import Move, Table
-from games.services import automation, tables
+from games.services import automation, moves, tables
 from tests.integration.conftest import eventually, stop_group
 
 pytestmark = pytest.mark.integration
@@ -85,3 +85,46 @@ def test_the_same_decision_never_gets_two_moves(worker, make_user):
     eventually(lambda: finished_copies() >= 5)
     records = list(Move.objects.filter(table=table).order_by("seq"))
     assert [(r.seq, r.seat, r.by) for r in records] == [(1, 0, "server")]
+
+
+def test_the_worker_keeps_its_postgresql_connection_across_tasks(worker, make_user):
+    """config/celery.py: a bot task (and every other) reuses the worker's connection instead of
+    opening one (Celery's Django fixup would close it after every task). Counted by PostgreSQL
+    itself: the sessions opened on the test database while a human plays six moves, each
+    followed by a bot task."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("counts PostgreSQL sessions (CI's PostgreSQL pass runs it)")
+    import time
+
+    def sessions() -> int:
+        time.sleep(1.2)  # a backend reports its statistics at most once a second
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+            return cursor.fetchone()[0]
+
+    worker()
+    table, users = new_table(make_user, bots=3, turn_timeout=0, options={"hands": 1, "bot_delay": 0})
+    tables.table_start(table_id=table.pk, user=users[0])
+    engine = registry.get("president")
+
+    def humans_turn():
+        table_now = Table.objects.get(pk=table.pk)
+        if table_now.status != Table.Status.ACTIVE or 0 in engine.to_act(table_now.state):
+            return table_now
+        return None
+
+    def human_plays() -> None:
+        now = eventually(humans_turn, timeout=60)
+        if now.status == Table.Status.ACTIVE:
+            moves.move_submit(table_id=now.pk, user=users[0], move=engine.legal_moves(now.state, 0)[0])
+        eventually(humans_turn, timeout=60)
+
+    human_plays()  # the worker's first task opens its connection
+    before = sessions()
+    for _ in range(6):
+        human_plays()
+    opened = sessions() - before
+    assert Move.objects.filter(table=table, by=Move.By.BOT).count() >= 6
+    assert opened <= 2, f"{opened} sessions opened for six bot tasks"

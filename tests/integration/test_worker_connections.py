@@ -24,6 +24,20 @@ def test_a_worker_keeps_its_connections_unless_told(db_settings, monkeypatch):
     assert db_settings["default"]["CONN_MAX_AGE"] == celery.WORKER_CONN_MAX_AGE > 0
 
 
+def test_celerys_fixup_no_longer_closes_them_after_every_task(db_settings, monkeypatch):
+    fixups = [f for f in celery.app._fixups if hasattr(f, "worker_fixup")]
+    assert fixups, "Celery's Django fixup"
+    saved = [f.worker_fixup.db_reuse_max for f in fixups]
+    try:
+        for f in fixups:
+            f.worker_fixup.db_reuse_max = None
+        celery._keep_database_connections()
+        assert [f.worker_fixup.db_reuse_max for f in fixups] == [celery.WORKER_DB_REUSE_MAX] * len(fixups)
+    finally:
+        for f, value in zip(fixups, saved, strict=True):
+            f.worker_fixup.db_reuse_max = value
+
+
 def test_the_operators_conn_max_age_stands(db_settings, monkeypatch):
     monkeypatch.setenv("DB_CONN_MAX_AGE", "0")
     db_settings["default"]["CONN_MAX_AGE"] = 0
