@@ -33,6 +33,17 @@ def _policy(game: str, level: str):
     return None
 
 
+# The levels whose decision is a quick rule, not a search: tens of microseconds a move
+# (docs/bots.md). A bot run may decide these under the table lock, in the transaction of the
+# move before (games.services.automation); a search never runs there.
+QUICK_LEVELS = frozenset({"random", "easy"})
+
+
+def decides_at_once(game: str, level: str) -> bool:
+    """Whether `level` decides with a rule, fast enough to decide while the table is locked."""
+    return level in QUICK_LEVELS and not wants_history(game, level)
+
+
 def wants_history(game: str, level: str) -> bool:
     """Whether the policy reads the table's history (the events of the move log, as its seat
     may see them): the caller builds it only for those."""

@@ -115,6 +115,7 @@ class _Moved:
 
     table: Table
     log: list[dict] | None
+    moves: int = 1  # the bot moves of its transaction (a chain of quick bots: _bot_step)
 
 
 def _logged_events(table: Table) -> list[dict]:
@@ -153,7 +154,13 @@ def _bot_decision(table_id, version: int | None, known: _Moved | None = None) ->
     return _Decision(table.version, seat, move, log)
 
 
-def _bot_step(table_id, version: int | None, known: _Moved | None = None) -> _Moved | None:
+def _bot_step(table_id, version: int | None, known: _Moved | None = None, *, more: int = 0,
+              until: float | None = None) -> _Moved | None:
+    """One bot move (decided off the lock), and then, in the same transaction, up to `more`
+    moves of the bots that follow it with a quick rule (`bots.decides_at_once`: random, easy)
+    and no delay, while time.monotonic() < `until`: each still its own engine step, version,
+    log entry and change, under the lock the first took. A search (a hard bot) is never made
+    under the lock: the chain stops at one, and the run decides it off the lock next."""
     for _ in range(BOT_TRIES):
         decision = _bot_decision(table_id, version, known)
         if decision is None:
@@ -165,11 +172,40 @@ def _bot_step(table_id, version: int | None, known: _Moved | None = None) -> _Mo
                 events, _ = apply_move(table, seat=decision.seat, move=decision.move, by=Move.By.BOT)
                 # The events as the log stores them (JSON), appended for the run's next bot.
                 log = None if decision.log is None else [*decision.log, *json.loads(json.dumps(events))]
-                return _Moved(table, log)
+                moved = 1
+                while moved <= more and (until is None or time.monotonic() < until):
+                    quick = _quick_turn(table)
+                    if quick is None:
+                        break
+                    seat, move = quick
+                    events, _ = apply_move(table, seat=seat, move=move, by=Move.By.BOT)
+                    if log is not None:
+                        log = [*log, *json.loads(json.dumps(events))]
+                    moved += 1
+                return _Moved(table, log, moved)
         # The table changed while the bot thought (a human's move, a player back, another
         # worker's bot move): decide again on what it is now, if a bot still must act.
         version = known = None
     return None
+
+
+def _quick_turn(table: Table) -> tuple[int, dict] | None:
+    """On the locked table, just changed by a bot move: (seat, move) of the bot that must act
+    next when it acts at once (no `bot_delay`) with a quick rule, decided from its seat's view
+    alone; None otherwise (a human acts, several seats act, a delay, a search, the end)."""
+    if table.status != Table.Status.ACTIVE or table.bot_delay > 0:
+        return None
+    engine = engine_for(table)
+    to_act = engine.to_act(table.state)
+    if len(to_act) != 1:
+        return None
+    rows = seat_rows(table)
+    row = rows[to_act[0]]
+    level = row.bot_level or "easy"
+    if not row.bot_controlled or not bots.decides_at_once(table.game, level):
+        return None
+    view = engine.view(table.state, to_act[0])
+    return to_act[0], bots.choose_move(table.game, level, view, random.Random(secrets.randbits(64)))
 
 
 def table_bot_step(*, table_id, version: int | None = None) -> bool:
@@ -193,10 +229,11 @@ def table_bot_run(*, table_id, version: int | None = None) -> int:
     known = None
     with follow_ups.bot_run(table_id) as run:
         while True:
-            known = _bot_step(table_id, version, known)
+            known = _bot_step(table_id, version, known, more=BOT_RUN_MOVES - moved - 1,
+                              until=started + BOT_RUN_SECONDS)
             if known is None:
                 break
-            moved += 1
+            moved += known.moves
             version = run.take()
             if version is None:
                 break

@@ -116,7 +116,12 @@ def _taken_by_run(change: changes.Change) -> bool:
     """Whether the running bot run of this table plays the bot turn `change` leaves (it takes
     only turns without a delay: with `bot_delay` > 0 each move stays a task queued after it)."""
     run = _bot_run.get()
-    if run is None or run.table_id != change.table_id or change.bot_delay > 0:
+    if run is None or run.table_id != change.table_id:
+        return False
+    if change.bot_delay > 0 or not change.bot_to_act:
+        # A later change of the run's transaction (a chain of quick bots) that leaves no bot
+        # turn to the run: the turns the earlier ones left were played in it.
+        run.next = None
         return False
     run.next = change.version
     return True
@@ -127,7 +132,7 @@ def queue_follow_ups(change: changes.Change) -> None:
     bot run takes over queues no task; nor does its deadline when only bots act: the run plays
     it at once, and should the run die first the sweep moves the bot (`bot_pending`) and
     enforces the stored deadline."""
-    taken = change.bot_to_act and _taken_by_run(change)
+    taken = _taken_by_run(change)
     if change.bot_to_act and not taken:
         scheduling.queue_bot_move(change.table_id, change.version, change.bot_delay)
     if taken and not change.human_to_act:

@@ -52,6 +52,14 @@ def woken(monkeypatch):
     return seen
 
 
+@pytest.fixture
+def searching(monkeypatch):
+    """The bots decide as a search would: never under the table lock, so each move of a run is
+    decided off the lock and applied in a transaction of its own (without this, the quick rules
+    of random and easy bots are decided in the transaction of the move before: a chain)."""
+    monkeypatch.setattr(automation.bots, "decides_at_once", lambda game, level: False)
+
+
 def human_leads(make_user, **fields):
     """1 human (seat 0) and 3 bots; dealer 3, so the human leads (P-4.1) and the three bots
     follow: the human's first move leaves three bot turns in a row."""
@@ -141,7 +149,7 @@ def test_a_duplicate_or_late_task_plays_nothing(make_user, queued):
     assert queued == []
 
 
-def test_a_duplicate_running_beside_the_run_leaves_one_move_per_version(make_user, queued, monkeypatch):
+def test_a_duplicate_running_beside_the_run_leaves_one_move_per_version(make_user, queued, searching, monkeypatch):
     table, human = human_leads(make_user)
     table = human_moves(table, human)
     decisions = []
@@ -162,7 +170,8 @@ def test_a_duplicate_running_beside_the_run_leaves_one_move_per_version(make_use
     assert len(logged) == len(decisions) and a_human_must_act(table)
 
 
-def test_another_requests_change_during_the_run_queues_its_own_task_which_then_plays_nothing(make_user, queued, monkeypatch):
+def test_another_requests_change_during_the_run_queues_its_own_task_which_then_plays_nothing(
+        make_user, queued, searching, monkeypatch):
     from django.db import transaction
 
     from games.services.common import bump, lock_table
@@ -235,20 +244,73 @@ def test_the_deadline_of_a_decision_only_bots_have_is_not_queued_inside_a_run(ma
     assert deadlines == [table.version]
 
 
-def test_the_run_decides_on_what_its_last_move_committed_and_reads_the_table_once(make_user, queued):
+def reads(captured, table_name: str) -> list[str]:
+    return [q["sql"] for q in captured.captured_queries
+            if q["sql"].startswith("SELECT") and f'FROM "{table_name}"' in q["sql"]]
+
+
+def test_the_run_decides_on_what_its_last_move_committed_and_reads_the_table_once(make_user, queued, searching):
     table, human = human_leads(make_user)
     table = human_moves(table, human)
     with CaptureQueriesContext(connection) as captured:
         played = automation.table_bot_run(table_id=table.pk, version=table.version)
-    table_reads = [q["sql"] for q in captured.captured_queries
-                   if q["sql"].startswith("SELECT") and 'FROM "games_table"' in q["sql"]]
-    seat_reads = [q["sql"] for q in captured.captured_queries
-                  if q["sql"].startswith("SELECT") and 'FROM "games_seat"' in q["sql"]]
     # The first decision reads the table and its seats; each move then locks the table and
     # reads its seats once; the later decisions read nothing.
     assert played >= 3
-    assert len(table_reads) == 1 + played, table_reads
-    assert len(seat_reads) == 1 + played, seat_reads
+    assert len(reads(captured, "games_table")) == 1 + played
+    assert len(reads(captured, "games_seat")) == 1 + played
+
+
+def test_quick_bots_that_follow_each_other_play_in_one_transaction_each_move_its_own_version(
+        make_user, queued, woken):
+    """Random and easy bots decide by a quick rule: after the first bot's move, the run decides
+    the next under the same lock and applies it in the same transaction (a chain), each move
+    still its own engine step, version, log entry and change."""
+    table, human = human_leads(make_user, level="random")
+    table = human_moves(table, human)
+    woken.clear()
+    with CaptureQueriesContext(connection) as captured:
+        played = automation.table_bot_run(table_id=table.pk, version=table.version)
+    logged = bot_log(table)
+    assert played == len(logged) >= 3 and [seat for _, seat, _ in logged[:3]] == [1, 2, 3]
+    assert [v for _, _, v in logged] == list(range(table.version + 1, table.version + 1 + played))
+    # One decision read, one lock (with its seats), one wake-up; and no task queued.
+    assert len(reads(captured, "games_table")) == 2
+    assert len(reads(captured, "games_seat")) == 2
+    assert woken == [(str(table.pk), logged[-1][2])]
+    assert queued == [(str(table.pk), table.version, 0.0)]  # the human's, before the run
+    assert a_human_must_act(table)
+
+
+def test_a_search_is_never_made_under_the_lock_the_chain_stops_before_it(make_user, queued, monkeypatch):
+    """Seats 1 and 3 easy, seat 2 hard: the run plays seat 1 (decided off the lock), stops its
+    chain at the hard bot, decides that one off the lock in a transaction of its own, and chains
+    seat 3's easy move after it."""
+    from games.services import tables
+
+    users = [make_user(staff=True)]
+    table = tables.table_create(user=users[0], game="president", seats=4, seed=4242, first_dealer=3,
+                                options={"hands": 1, "bot_delay": 0}, turn_timeout=0)
+    for level in ("easy", "hard", "easy"):
+        automation.table_add_bot(table_id=table.pk, user=users[0], level=level)
+    tables.table_start(table_id=table.pk, user=users[0])
+    table = human_moves(Table.objects.get(pk=table.pk), users[0])
+    decided = []
+    real = automation.bots.choose_move
+
+    def choose(game, level, view, rng, history=None):
+        decided.append((view["you"]["seat"], level, connection.in_atomic_block))
+        return real(game, level, view, rng, history=history)
+
+    monkeypatch.setattr(automation.bots, "choose_move", choose)
+    with CaptureQueriesContext(connection) as captured:
+        played = automation.table_bot_run(table_id=table.pk, version=table.version)
+    assert played >= 3
+    assert decided[:3] == [(1, "easy", False), (2, "hard", False), (3, "easy", True)]
+    assert all(not locked for _, level, locked in decided if level == "hard")
+    locks = [sql for sql in reads(captured, "games_table") if "games_seat" not in sql]
+    assert len(reads(captured, "games_seat")) >= 3  # two transactions' locks and a decision's
+    assert len(locks) >= 3
 
 
 def test_a_bot_that_remembers_gets_the_whole_log_at_every_decision_of_a_run(make_user, queued, monkeypatch):
@@ -274,11 +336,14 @@ def test_a_bot_that_remembers_gets_the_whole_log_at_every_decision_of_a_run(make
         assert history == expected
 
 
-def test_a_run_that_dies_midway_leaves_the_table_to_the_sweep(make_user, queued, monkeypatch):
+@pytest.mark.parametrize("decide", ["searching", "quick"])
+def test_a_run_that_dies_midway_leaves_the_table_to_the_sweep(make_user, queued, monkeypatch, request, decide):
     from datetime import timedelta
 
     from django.utils import timezone
 
+    if decide == "searching":
+        request.getfixturevalue("searching")
     table, human = human_leads(make_user)
     table = human_moves(table, human)
     queued.clear()
@@ -294,11 +359,16 @@ def test_a_run_that_dies_midway_leaves_the_table_to_the_sweep(make_user, queued,
     monkeypatch.setattr(automation.bots, "choose_move", dies_at_the_second)
     with pytest.raises(SystemExit):
         tasks.bot_move(str(table.pk), table.version)
-    # The first move committed; the turn it left was the run's, so no task carries it: the
-    # table says a bot is waiting, and the sweep moves it once the table has waited long enough.
-    assert [seat for _, seat, _ in bot_log(table)] == [1] and queued == []
+    # Decided off the lock, the first move committed on its own; decided in a chain, the second
+    # died inside the first's transaction, which rolled back whole. Either way the turn left
+    # was the run's, so no task carries it: the table says a bot is waiting, and the sweep
+    # moves it once the table has waited long enough.
+    before = [seat for _, seat, _ in bot_log(table)]
+    assert before == ([1] if decide == "searching" else [])
+    assert queued == []
     assert Table.objects.get(pk=table.pk).bot_pending
     monkeypatch.setattr(automation.bots, "choose_move", real)
     Table.objects.filter(pk=table.pk).update(updated_at=timezone.now() - timedelta(minutes=1))
     assert tasks.sweep() >= 1
-    assert [seat for _, seat, _ in bot_log(table)][:2] == [1, 2]
+    # The sweep moves the waiting bot: the next seat in turn.
+    assert [seat for _, seat, _ in bot_log(table)][:len(before) + 1] == [1, 2][:len(before) + 1]
