@@ -332,7 +332,8 @@ def main():
         same_bodies({f: (f"http://127.0.0.1:{ports[f]}/floor/state", tokens[f][0]) for f in floors})
         if "bots" in cfg["pairs"]:
             # The worker as docker/env.example runs it: its connections kept (DB_CONN_MAX_AGE 60).
-            stack.start("worker", [PYTHON, "-m", "celery", "-A", "config", "worker", "-c", "2", "--loglevel", "WARNING"],
+            stack.start("worker", [PYTHON, "-m", "celery", "-A", "config", "worker", "-c", os.environ.get("WORKER_CONCURRENCY", "2"),
+                                  "--loglevel", "WARNING"],
                         env={**penv, "DB_CONN_MAX_AGE": environ_worker_age()})
         play_args = ["--wait", str(cfg["wait"]), "--poll-interval", str(cfg["poll_interval"]),
                      "--table-options", '{"bot_delay": 0}']

@@ -15,12 +15,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from config.errors import Conflict, Forbidden, Invalid
+from config.errors import Conflict, Forbidden, Invalid, NotFound
 from games import bots, scheduling
 from games.models import Move, Table
 
 from . import follow_ups, webhooks
-from .common import apply_move, bump, engine_for, lock_table, publish_change, seat_rows
+from .common import MoveWrites, apply_move, bump, engine_for, lock_table, publish_change, seat_rows
 from .tables import free_seat
 
 AWAY_AFTER_TIMEOUTS = 2
@@ -154,13 +154,23 @@ def _bot_decision(table_id, version: int | None, known: _Moved | None = None) ->
     return _Decision(table.version, seat, move, log)
 
 
+# `_quick_step`'s answer when the bot that must act searches: decide it off the lock.
+_SEARCH = object()
+
+
 def _bot_step(table_id, version: int | None, known: _Moved | None = None, *, more: int = 0,
               until: float | None = None) -> _Moved | None:
-    """One bot move (decided off the lock), and then, in the same transaction, up to `more`
-    moves of the bots that follow it with a quick rule (`bots.decides_at_once`: random, easy)
-    and no delay, while time.monotonic() < `until`: each still its own engine step, version,
-    log entry and change, under the lock the first took. A search (a hard bot) is never made
-    under the lock: the chain stops at one, and the run decides it off the lock next."""
+    """A bot move, and then, in the same transaction, up to `more` moves of the bots that
+    follow it with a quick rule (`bots.decides_at_once`: random, easy) and no delay, while
+    time.monotonic() < `until` (a chain): each still its own engine step, version, log entry
+    and change under the lock the first took; their rows are written once, at the chain's end
+    (`MoveWrites`). A quick bot is decided under the lock, with nothing read before it; a
+    search (a hard bot) never is: it is decided off the lock on the table as read (or as the
+    run's last move left it) and applied only if the table is still at that version."""
+    if known is None:
+        moved = _quick_step(table_id, version, more, until)
+        if moved is not _SEARCH:
+            return moved
     for _ in range(BOT_TRIES):
         decision = _bot_decision(table_id, version, known)
         if decision is None:
@@ -169,19 +179,12 @@ def _bot_step(table_id, version: int | None, known: _Moved | None = None, *, mor
             table = lock_table(table_id, with_seats=True)
             if table.version == decision.version:
                 # Same version: same state, same seats and the same bot control as decided on.
-                events, _ = apply_move(table, seat=decision.seat, move=decision.move, by=Move.By.BOT)
+                writes = MoveWrites()
+                events, _ = apply_move(table, seat=decision.seat, move=decision.move, by=Move.By.BOT, writes=writes)
                 # The events as the log stores them (JSON), appended for the run's next bot.
                 log = None if decision.log is None else [*decision.log, *json.loads(json.dumps(events))]
-                moved = 1
-                while moved <= more and (until is None or time.monotonic() < until):
-                    quick = _quick_turn(table)
-                    if quick is None:
-                        break
-                    seat, move = quick
-                    events, _ = apply_move(table, seat=seat, move=move, by=Move.By.BOT)
-                    if log is not None:
-                        log = [*log, *json.loads(json.dumps(events))]
-                    moved += 1
+                moved = 1 + _chain(table, writes, more, until, log)
+                writes.flush(table)
                 return _Moved(table, log, moved)
         # The table changed while the bot thought (a human's move, a player back, another
         # worker's bot move): decide again on what it is now, if a bot still must act.
@@ -189,23 +192,63 @@ def _bot_step(table_id, version: int | None, known: _Moved | None = None, *, mor
     return None
 
 
-def _quick_turn(table: Table) -> tuple[int, dict] | None:
-    """On the locked table, just changed by a bot move: (seat, move) of the bot that must act
-    next when it acts at once (no `bot_delay`) with a quick rule, decided from its seat's view
-    alone; None otherwise (a human acts, several seats act, a delay, a search, the end)."""
-    if table.status != Table.Status.ACTIVE or table.bot_delay > 0:
-        return None
-    engine = engine_for(table)
-    to_act = engine.to_act(table.state)
-    if len(to_act) != 1:
-        return None
+def _quick_step(table_id, version: int | None, more: int, until: float | None):
+    """The first move of a task when its bot decides by a quick rule: lock, decide, apply and
+    chain, with no read before the lock. None when no bot must act (or the table moved on from
+    `version`); _SEARCH when the bot that must act searches (nothing written)."""
+    with transaction.atomic():
+        try:
+            table = lock_table(table_id, with_seats=True)
+        except NotFound:
+            return None  # deleted since the task was queued
+        if table.status != Table.Status.ACTIVE or table.state is None:
+            return None
+        if version is not None and table.version != version:
+            return None
+        turn = _bot_turn(table)
+        if turn is None:
+            return None
+        seat, level = turn
+        if not bots.decides_at_once(table.game, level):
+            return _SEARCH
+        writes = MoveWrites()
+        apply_move(table, seat=seat, move=_decide(table, seat, level), by=Move.By.BOT, writes=writes)
+        moved = 1 + _chain(table, writes, more, until, None)
+        writes.flush(table)
+        return _Moved(table, None, moved)
+
+
+def _bot_turn(table: Table) -> tuple[int, str] | None:
+    """(seat, level) of the first bot-controlled seat that must act on the table, or None."""
     rows = seat_rows(table)
-    row = rows[to_act[0]]
-    level = row.bot_level or "easy"
-    if not row.bot_controlled or not bots.decides_at_once(table.game, level):
-        return None
-    view = engine.view(table.state, to_act[0])
-    return to_act[0], bots.choose_move(table.game, level, view, random.Random(secrets.randbits(64)))
+    seat = next((s for s in engine_for(table).to_act(table.state) if rows[s].bot_controlled), None)
+    return None if seat is None else (seat, rows[seat].bot_level or "easy")
+
+
+def _decide(table: Table, seat: int, level: str) -> dict:
+    """A quick bot's move from its seat's view alone (no history: `decides_at_once`)."""
+    view = engine_for(table).view(table.state, seat)
+    return bots.choose_move(table.game, level, view, random.Random(secrets.randbits(64)))
+
+
+def _chain(table: Table, writes: MoveWrites, more: int, until: float | None, log: list[dict] | None) -> int:
+    """On the locked table, just changed by a bot move: the moves of the quick bots that follow
+    at once (no `bot_delay`; one seat to act, a bot with a quick rule), at most `more`, while
+    there is time. Returns how many were made; `log` (a remembering bot's) gets their events."""
+    moved = 0
+    while moved < more and (until is None or time.monotonic() < until):
+        if table.status != Table.Status.ACTIVE or table.bot_delay > 0:
+            break
+        if len(engine_for(table).to_act(table.state)) != 1:
+            break
+        turn = _bot_turn(table)
+        if turn is None or not bots.decides_at_once(table.game, turn[1]):
+            break
+        events, _ = apply_move(table, seat=turn[0], move=_decide(table, *turn), by=Move.By.BOT, writes=writes)
+        if log is not None:
+            log.extend(json.loads(json.dumps(events)))
+        moved += 1
+    return moved
 
 
 def table_bot_step(*, table_id, version: int | None = None) -> bool:

@@ -152,17 +152,20 @@ def bump(
     mover: int | None = None,
     result: engine_base.Result | None = None,
     move: dict | None = None,
+    save: bool = True,
 ) -> None:
     """Save a change to a locked table (version + 1) and publish it once through the change
     hook (`changes`): the webhook rows in this transaction; on commit, the wake-ups and the
     follow-up tasks. `mover`: the seat row index of the player whose move it was; `result`:
-    the move's engine Result, whose facts are used instead of asking the engine again."""
+    the move's engine Result, whose facts are used instead of asking the engine again.
+    `save=False`: the row is written later in the same transaction (`MoveWrites.flush`)."""
     table.version += 1
     facts = _facts(table, result)
     # Read by the sweep to find bots whose queued move was lost; saved with the change.
     table.bot_pending = facts[3]
-    fields = None if update_fields is None else [*update_fields, "version", "updated_at", "bot_pending"]
-    table.save(update_fields=fields)
+    if save:
+        fields = None if update_fields is None else [*update_fields, "version", "updated_at", "bot_pending"]
+        table.save(update_fields=fields)
     _publish(table, facts, mover=mover, result=result, move=move)
 
 
@@ -217,13 +220,36 @@ def _publish(table: Table, facts, *, mover, result, move) -> None:
     )
 
 
+# The fields a move changes: the UPDATE stays small (the options, seat count and the rest are
+# not rewritten with every move).
+MOVE_FIELDS = ["state", "status", "finished_at", "deadline", "move_count"]
+
+
+class MoveWrites:
+    """The writes of several moves applied to one locked table in one transaction (a bot run's
+    chain), made once at the end: the table's row once, with its last state and version, and
+    the log's rows in one INSERT. Each move is still its own engine step, version, log entry
+    and published change; only the statements are fewer."""
+
+    def __init__(self) -> None:
+        self.records: list[Move] = []
+
+    def flush(self, table: Table) -> None:
+        if not self.records:
+            return
+        table.save(update_fields=[*MOVE_FIELDS, "version", "updated_at", "bot_pending"])
+        Move.objects.bulk_create(self.records)
+        self.records = []
+
+
 def apply_move(
-    table: Table, *, seat: int | None, move: dict, by: str, user=None
+    table: Table, *, seat: int | None, move: dict, by: str, user=None, writes: MoveWrites | None = None
 ) -> tuple[list[dict], Move]:
     """The command path's engine step: apply one move to a locked, active table with ONE
     engine call (`Game.apply`, whose Result says who acts next, whether the game is over and
     where everyone sits), append it to the log, store the new state and bump the version.
-    Raises the contract's API errors."""
+    Raises the contract's API errors. `writes`: the row writes wait in it for its `flush`,
+    which the caller makes before the transaction ends."""
     engine = engine_for(table)
     if table.status != Table.Status.ACTIVE:
         raise Conflict("the table is not in play")
@@ -238,10 +264,8 @@ def apply_move(
         table.status = Table.Status.FINISHED
         table.finished_at = timezone.now()
     refresh_deadline(table, result.to_act)
-    # Only what a move changes: the UPDATE stays small (the options, seat count and the rest
-    # are not rewritten with every move).
-    bump(table, update_fields=["state", "status", "finished_at", "deadline", "move_count"], mover=mover, result=result, move=move)
-    record = Move.objects.create(
+    bump(table, update_fields=MOVE_FIELDS, mover=mover, result=result, move=move, save=writes is None)
+    record = Move(
         table=table,
         seq=table.move_count,
         seat=seat,
@@ -252,4 +276,8 @@ def apply_move(
         seat_players=list(result.seat_players),
         version=table.version,
     )
+    if writes is None:
+        record.save(force_insert=True)
+    else:
+        writes.records.append(record)
     return result.events, record

@@ -1,7 +1,9 @@
-"""A bot decides before the lock. The decision (a hard bot's search) runs with no
-transaction open, hence without the table row's lock (or SQLite's write lock); the move is
+"""A bot that searches decides before the lock. The decision (a hard bot's search) runs with
+no transaction open, hence without the table row's lock (or SQLite's write lock); the move is
 submitted through the command path only if the table is still at the version the bot read,
-and a stale decision is made again, a bounded number of times."""
+and a stale decision is made again, a bounded number of times. (The quick rules of random and
+easy bots are decided under the lock: tests/services/test_bot_runs.py. Here every bot decides
+as a search would.)"""
 
 import pytest
 from django.db import connection
@@ -20,6 +22,7 @@ def bot_table(make_user, monkeypatch):
     # One human and three bots; queued bot moves are dropped, so the test drives
     # `table_bot_step` itself.
     monkeypatch.setattr(scheduling, "queue_bot_move", lambda *args: None)
+    monkeypatch.setattr(automation.bots, "decides_at_once", lambda game, level: False)
     table, users = start_table(make_user, n=4, bots=3, options={"hands": 1}, turn_timeout=0, first_dealer=0)
     # Dealer 0: seat 1, a bot, leads; seat 2, a bot, follows.
     assert automation.engine_for(table).to_act(table.state) == [1]
