@@ -17,7 +17,9 @@ fails on a non-200, a stale version, a socket error or no answer by WAIT + 15 s.
 
 Environment: TABLES (50), WAITERS (20 per table), WAIT (30), SPECTATORS (100), SETTLE (5 s),
 ROUNDS (1 per setup), STAGGER (0: all movers at once; else seconds between one table's move and the next),
-MODES ("pgredis makerun"), SERVER, WORKERS (2), DB_CONN_MAX_AGE (0), PROJECT_ENV, OUT.
+MODES ("pgredis makerun"), SERVER, WORKERS (2), DB_CONN_MAX_AGE (0), PROJECT_ENV, OUT,
+KIND (poll: the waiters are `?wait=` long-polls; sse: event streams, `GET /tables/{id}/events`
+with Last-Event-ID, answered by their first event of a later version).
 Prints a Markdown table; JSON lines to bench/results/. Asserts nothing about time.
 """
 
@@ -27,6 +29,7 @@ import asyncio
 import json
 import math
 import os
+import re
 import resource
 import shlex
 import statistics
@@ -100,6 +103,47 @@ async def waiter(port, table, token, etag, version, wait, t0, out):
     out.append(rec)
 
 
+async def stream_waiter(port, table, token, etag, version, wait, t0, out):
+    """KIND=sse: the waiter is an event stream (`GET /tables/{id}/events`, Last-Event-ID: the
+    version it has, so no opening state): its answer is the first event of a later version."""
+    rec = {"table": table, "error": None, "t": None}
+    writer = None
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write((f"GET /api/v1/tables/{table}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      f"Authorization: Token {token}\r\nAccept: text/event-stream\r\n"
+                      f"Last-Event-ID: {version}\r\n\r\n").encode())
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), wait + 15)
+        status = int(head.split(b" ", 2)[1])
+        if status != 200:
+            rec["error"] = f"HTTP {status}"
+            return
+        buffer = b""
+        deadline = time.monotonic() + wait + 15
+        while True:
+            chunk = await asyncio.wait_for(reader.read(65536), max(0.1, deadline - time.monotonic()))
+            if not chunk:
+                rec["error"] = "socket: the stream ended"
+                return
+            buffer += chunk
+            # Events are "id: <version>\nevent: state\ndata: ...\n\n" (in chunked framing).
+            found = [int(m) for m in STREAM_ID.findall(buffer)]
+            if found:
+                rec["t"] = time.perf_counter() - t0
+                if max(found) <= version:
+                    rec["error"] = "stale version"
+                return
+    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError) as exc:
+        rec["error"] = f"socket: {type(exc).__name__}"
+    finally:
+        if writer is not None:
+            writer.close()
+        out.append(rec)
+
+
+STREAM_ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
+
+
 async def mover(port, table, t0, out, delay=0.0):
     """The player whose turn it is plays their first legal move (after `delay` seconds)."""
     await asyncio.sleep(delay)
@@ -157,7 +201,8 @@ async def one_round(cfg, port, seeded, server, stack) -> dict:
     idle = proc_figures(server())
     answers, moves = [], {}
     t0 = time.perf_counter()
-    tasks = [asyncio.create_task(waiter(port, t["table"], spectators[(j * len(tables) + i) % len(spectators)],
+    wait_for = stream_waiter if cfg["kind"] == "sse" else waiter
+    tasks = [asyncio.create_task(wait_for(port, t["table"], spectators[(j * len(tables) + i) % len(spectators)],
                                         *etags[t["table"]], cfg["wait"], t0, answers))
              for j in range(cfg["waiters"]) for i, t in enumerate(tables)]
     await asyncio.sleep(cfg["settle"])
@@ -233,12 +278,16 @@ def run_mode(mode: str, cfg: dict) -> dict:
         for rnd in range(1, cfg["rounds"] + 1):
             row = asyncio.run(one_round(cfg, port, seeded, server, stack))
             row.update(mode=mode, round=rnd, tables=cfg["tables"], wait_s=cfg["wait"], stagger_s=cfg["stagger"],
+                       kind=cfg["kind"],
                        server_nofile=nofile_of(server()[-1]),
                        server=cfg["server"] if mode == "pgredis" else "manage.py serve",
                        workers=cfg["workers"] if mode == "pgredis" else 1)
             log_text = proc.logfile.read_text()
             row["server_log_errors"] = sum(log_text.count(w) for w in ("Traceback", "Too many open files",
                                                                         "too many clients"))
+            if row["server_log_errors"] or row["errors"]:
+                stack.keep = True
+                log(f"{mode} round {rnd}: errors; the server's log is kept in {stack.dir}")
             rows.append(row)
     return rows
 
@@ -252,6 +301,8 @@ def report(rows: list[dict]) -> str:
         i, p = r["server_idle"], r["server_parked"]
         setup = (f"production: {r['server']} × {r['workers']}, PostgreSQL + Redis" if r["mode"] == "pgredis"
                  else "`make run`: manage.py serve, SQLite")
+        if r.get("kind") == "sse":
+            setup = "event streams, " + setup
         if len(rows) > len({x["mode"] for x in rows}) or r["stagger_s"]:
             setup += f", round {r['round']}" + (f", movers {r['stagger_s']} s apart" if r["stagger_s"] else "")
         errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
@@ -271,7 +322,10 @@ def main():
         "stagger": float(os.environ.get("STAGGER", 0)), "modes": os.environ.get("MODES", "pgredis makerun").split(),
         "server": os.environ.get("SERVER", "uvicorn"), "workers": int(os.environ.get("WORKERS", 2)),
         "conn_max_age": os.environ.get("DB_CONN_MAX_AGE", "0"),
+        "kind": os.environ.get("KIND", "poll"),
     }
+    if cfg["kind"] not in ("poll", "sse"):
+        raise SystemExit("bench: KIND is poll (?wait= long-polls) or sse (event streams)")
     if (not 0 < cfg["wait"] <= 30 or not 0 < cfg["tables"] <= 500 or not 0 < cfg["waiters"] <= 100
             or not 0 < cfg["rounds"] <= 5 or not 0 <= cfg["stagger"] * cfg["tables"] <= 20):
         raise SystemExit("bench: WAIT 1..30, TABLES 1..500, WAITERS 1..100, ROUNDS 1..5, STAGGER x TABLES <= 20 s")

@@ -29,6 +29,7 @@ import time
 
 from django.conf import settings
 
+from config import redis_clients
 from config.outage import Breaker
 
 log = logging.getLogger(__name__)
@@ -137,9 +138,7 @@ def _async_client():
     loop = asyncio.get_running_loop()
     pair = _async_clients.get(loop)
     if pair is None:
-        import redis.asyncio as aioredis
-
-        client = aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
+        client = redis_clients.async_client(socket_timeout=0.5, connect_timeout=0.5)
         pair = _async_clients[loop] = (client, client.register_script(_SET_MAX))
     return pair
 

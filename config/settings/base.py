@@ -162,6 +162,12 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 
+# The web processes' Redis clients (config/redis_clients.py): at most this many connections per
+# client and process; past it a command waits up to REDIS_POOL_WAIT_SECONDS for a free one.
+REDIS_MAX_CONNECTIONS = int(os.environ.get("REDIS_MAX_CONNECTIONS", "50"))
+REDIS_POOL_WAIT_SECONDS = float(os.environ.get("REDIS_POOL_WAIT_SECONDS", "2"))
+
+
 def throttle_rates() -> dict:
     """API_THROTTLE_RATES: `off`, or `scope=rate,...` (e.g. `user=1200/min,anon=60/min,moves=300/min`)."""
     raw = os.environ.get("API_THROTTLE_RATES", "")

@@ -23,6 +23,7 @@ import uuid
 
 from django.conf import settings
 
+from config import redis_clients
 from config.errors import Invalid, NotFound, Throttled
 
 from . import threads, waiting
@@ -73,10 +74,7 @@ class Slots:
         # tests, run one per call).
         loop = asyncio.get_running_loop()
         if self.redis is None or self.redis[0] is not loop:
-            import redis.asyncio as aioredis
-
-            self.redis = (loop, aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=2,
-                                                        socket_connect_timeout=2))
+            self.redis = (loop, redis_clients.async_client(socket_timeout=2, connect_timeout=2))
         return self.redis[1]
 
     async def acquire(self, user_id: int) -> str | None:
