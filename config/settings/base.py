@@ -105,7 +105,7 @@ def database_from_env() -> dict:
             # side was ended (a restart, pg_terminate_backend) is replaced, not used for a request.
             db["CONN_HEALTH_CHECKS"] = True
             db.setdefault("OPTIONS", {})["pool"] = {
-                "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "2")),
+                "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "8")),
                 "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "20")),
                 "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
             }
