@@ -91,11 +91,14 @@ def best_move(
             after, _ = engine.step(sample, me, move)
             end = playout(engine, after, policy, random.Random(seed), budget.max_steps, stop)
             scores[i].append(score(end, me))
-    if select is not None:
-        return candidates[select(scores)]
+    return candidates[(select or best_total)(scores)]
+
+
+def best_total(scores: list[list[float]]) -> int:
+    """`best_move`'s default `select`: the candidate with the best total score, the earlier on
+    a tie."""
     totals = [sum(s) for s in scores]
-    best = max(range(len(candidates)), key=lambda i: (round(totals[i], 9), -i))
-    return candidates[best]
+    return max(range(len(scores)), key=lambda i: (round(totals[i], 9), -i))
 
 
 def keep_default_unless(margin: float, confidence: float) -> Callable[[list[list[float]]], int]:
