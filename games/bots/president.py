@@ -383,46 +383,70 @@ _STRENGTH_OF = {c: _STANDARD[_RANK[c]] for c in _RANK}
 
 def _check(kind: str, standing, played, later: list[str]) -> tuple:
     """A decision (as `_consistent` takes it, with the cards its seat played from then on)
-    prepared for `_agrees`."""
+    prepared for `_agrees`: (kind, cards played since, size played (-1: a pass), then what
+    the kind compares). A pass or a follow compares the hand's count of each strength in a
+    range with a target (the size to beat less the cards of that strength played since)."""
     after = [0] * (len(ORDER) + 1)
     for c in later:
         after[_STRENGTH_OF[c]] += 1
-    above, size = standing if standing is not None else (None, None)
-    rank, played_size = (_STANDARD[played[0]], played[1]) if played is not None else (None, -1)
-    return kind, above, size, rank, played_size, after, len(later)
+    if kind == "lead":
+        rank, size = _STANDARD[played[0]], played[1]
+        return kind, len(later), size, rank, after
+    above, size = standing
+
+    def targets(top: int) -> list[tuple[int, int]]:
+        return [(v, size - after[v]) for v in range(above + 1, top)]
+
+    if kind == "pass":
+        return kind, len(later), -1, targets(CONTROL), None
+    rank, played_size = _STANDARD[played[0]], played[1]
+    if rank >= CONTROL:
+        return "control", len(later), played_size, targets(CONTROL), None
+    # a whole set must be the cheapest that beats; a broken one, no whole one could beat
+    return kind, len(later), played_size, (rank, played_size - after[rank]), (targets(rank), targets(CONTROL))
 
 
 def _agrees(now: list[int], held: int, check: tuple) -> bool:
     """`_consistent(counts, kind, standing, played)` for the hand of `held` cards counted per
     strength in `now`, plus the cards played since (`check`, from `_check`)."""
-    kind, above, size, rank, played_size, after, later = check
+    kind, later, played_size, first, second = check
     total = held + later
     if total == played_size:
         return True  # went out
-    if kind == "lead":
-        if rank >= CONTROL or total < 6:
-            return True
-        if now[rank] + after[rank] != played_size:
-            return False
-        lowest = lowest_set = None
-        for v in range(CONTROL):
-            n = now[v] + after[v]
-            if n:
-                if lowest is None:
-                    lowest = v
-                if n > 1:
-                    lowest_set = v
-                    break
-        if played_size == 1:
-            return rank == lowest and (lowest_set is None or lowest_set > lowest + LEAD_SET_WINDOW)
-        return rank == lowest_set and rank <= lowest + LEAD_SET_WINDOW
     if kind == "pass":
-        return not any(now[v] + after[v] == size for v in range(above + 1, CONTROL))
-    if rank >= CONTROL:
-        return not any(now[v] + after[v] >= size for v in range(above + 1, CONTROL))
-    if now[rank] + after[rank] == played_size:
-        return not any(now[v] + after[v] == size for v in range(above + 1, rank))
-    return not any(now[v] + after[v] == size for v in range(above + 1, CONTROL))
+        for v, target in first:
+            if now[v] == target:
+                return False  # a whole ordinary set would have beaten
+        return True
+    if kind == "follow":
+        rank, target = first
+        for v, t in second[0] if now[rank] == target else second[1]:
+            if now[v] == t:
+                return False
+        return True
+    if kind == "control":
+        for v, target in first:
+            if now[v] >= target:
+                return False  # an ordinary set, whole or broken, could have beaten
+        return True
+    # a lead
+    rank, after = first, second
+    if rank >= CONTROL or total < 6:
+        return True
+    if now[rank] + after[rank] != played_size:
+        return False
+    lowest = lowest_set = None
+    for v in range(CONTROL):
+        n = now[v] + after[v]
+        if n:
+            if lowest is None:
+                lowest = v
+            if n > 1:
+                lowest_set = v
+                break
+    if played_size == 1:
+        return rank == lowest and (lowest_set is None or lowest_set > lowest + LEAD_SET_WINDOW)
+    return rank == lowest_set and rank <= lowest + LEAD_SET_WINDOW
 
 
 def _refiner(evidence: list[Evidence], me: int):
