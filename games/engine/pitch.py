@@ -250,14 +250,11 @@ class Pitch(Game):
 
     def step(self, state: dict, seat: int | None, move: dict) -> tuple[dict, list[dict]]:
         st = clone(state)
-        events: list[dict] = []
-        if move["type"] == "bid":
-            bid(st, seat, move["value"], events)
-        elif st["phase"] == "auction":
-            pitch(st, seat, move["card"], events)
-        else:
-            play(st, seat, move["card"], events)
-        return st, events
+        return st, effect(st, seat, move)
+
+    def advance(self, state: dict, seat: int | None, move: dict) -> dict:
+        effect(state, seat, move)
+        return state
 
     def phase(self, state: dict) -> str:
         return state["phase"]
@@ -460,6 +457,18 @@ def _clone_json(value):
     if isinstance(value, list):
         return [_clone_json(v) for v in value]
     return value
+
+
+def effect(st: dict, seat: int, move: dict) -> list[dict]:
+    """`step`'s changes, made to `st` in place; its events."""
+    events: list[dict] = []
+    if move["type"] == "bid":
+        bid(st, seat, move["value"], events)
+    elif st["phase"] == "auction":
+        pitch(st, seat, move["card"], events)
+    else:
+        play(st, seat, move["card"], events)
+    return events
 
 
 def played_cards(tricks: list[dict], trick: list[dict]) -> list[str]:

@@ -198,6 +198,9 @@ class Lopti(Game):
         ctx = moves.step(state, seat, move)
         return ctx.state, ctx.events
 
+    def advance(self, state: dict, seat: int | None, move: dict) -> dict:
+        return moves.step(state, seat, move, in_place=True).state
+
     def apply_in_context(self, state: dict, seat: int | None, move: dict) -> _Ctx:
         """`apply`'s checks, then the step returning its whole context: the new state, the
         events and the base events fired on the way (for the rule-order tests)."""
