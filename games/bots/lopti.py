@@ -39,6 +39,7 @@ matters is known.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -91,7 +92,14 @@ SWAP_FOR = _SWAP_VALUE["J"]  # a face-up card worth taking into the hand: J or h
 
 
 def _specials(rules: dict) -> frozenset:
-    return frozenset(r for r, power in _SPECIAL_POWERS if rules.get(power, True))
+    return _SPECIALS[tuple(bool(rules.get(power, True)) for _, power in _SPECIAL_POWERS)]
+
+
+# The special ranks for each setting of the four powers (on unless a rule turns one off).
+_SPECIALS = {
+    powers: frozenset(r for (r, _), on in zip(_SPECIAL_POWERS, powers, strict=True) if on)
+    for powers in itertools.product((True, False), repeat=len(_SPECIAL_POWERS))
+}
 
 
 def _by_type(legal: list[dict], kind: str) -> list[dict]:

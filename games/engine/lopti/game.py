@@ -160,10 +160,15 @@ class Lopti(Game):
         face_down: list[int] = []
         hand = state["hands"][seat]
         if hand:
+            pile = state["pile"]
+            top = _rank(pile[-1]) if pile else None
             for rank, group in itertools.groupby(hand, key=_rank):
                 group = list(group)
-                plays.extend((group, k) for k in range(1, len(group) + 1)
-                             if core._illegal_reason(state, seat, rank, k) is None)
+                if rank == top:  # L-5.4: how many count on the top rank
+                    plays.extend((group, k) for k in range(1, len(group) + 1)
+                                 if core._illegal_reason(state, seat, rank, k) is None)
+                elif core._illegal_reason(state, seat, rank, 1) is None:  # L-5: else the rank alone decides
+                    plays.extend((group, k) for k in range(1, len(group) + 1))
         elif core._face_down_phase(state, seat):
             face_down = [i for i, c in enumerate(state["face_down"][seat]) if c]
         return plays, face_down, bool(state["pile"])  # L-4.5, L-9.4: a pile, when there is one, may be taken
