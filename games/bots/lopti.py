@@ -40,7 +40,6 @@ matters is known.
 from __future__ import annotations
 
 import itertools
-import math
 import random
 
 from games.bots import search
@@ -383,8 +382,10 @@ def _policy(st: dict, seat: int, rng: random.Random) -> dict:
     if st["status"] == "finished" or st["open_vote"] or st["phase"] != "play" or seat != st["turn"]:
         return easy(ENGINE.policy_view(st, seat), rng)
     options, down, can_take = ENGINE.play_options(st, seat)
-    if sum(math.comb(len(group), k) for group, k in options) + len(down) + can_take < 2:
-        return easy(ENGINE.policy_view(st, seat), rng)  # easy's first rule: the only move
+    # Fewer than two moves (a play of k of a group's g cards lists comb(g, k) moves): easy's
+    # first rule (the only move), on the view.
+    if len(options) + len(down) + can_take < 2 and not any(k < len(group) for group, k in options):
+        return easy(ENGINE.policy_view(st, seat), rng)
     plays: dict[str, dict[int, dict]] = {}
     for group, k in options:
         counts = plays.setdefault(_RANK[group[0]], {})
