@@ -3,6 +3,11 @@
 move beside them. Pure engines, no Django:
 
     .venv/bin/python bench/bot_cost.py [--games president,pitch,partnerships,lopti] [--tables N]
+                                       [--before REV]
+
+`--before REV` first runs the same benchmark on the code of the git revision REV (exported to
+a temporary folder, with this run's options), so that one run prints the figures of both
+(docs/bots.md: `1097530`, the bots before the speed-up of 2026-12-02).
 
 The positions are the decisions with a choice (more than one legal move) of the hard seats of
 seeded tables of easy against hard, levels alternating round the table as in `make bench-bots`
@@ -20,16 +25,21 @@ Prints its figures; asserts nothing (tests never time anything).
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from games.bots import LEVELS, choose_move, search, wants_history  # noqa: E402
 from games.bots import lopti as lopti_bots  # noqa: E402
@@ -134,15 +144,32 @@ def row(label: str, values: list[float]) -> str:
     return f"| {label} | {len(ordered)} | " + " | ".join(ms(v) for v in figures) + " |"
 
 
+def before(rev: str, names: list[str], tables: int | None) -> None:
+    """This benchmark, as revision `rev` has it, on that revision's code."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    print(f"=== before: revision {commit} ===", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bot_cost_") as folder:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(folder, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+        command = [sys.executable, str(Path(folder) / "bench" / "bot_cost.py"), "--games", ",".join(names)]
+        subprocess.run(command + (["--tables", str(tables)] if tables else []), check=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", default=",".join(GAMES), help=f"among {','.join(GAMES)}")
     parser.add_argument("--tables", type=int, help="tables per game (default: the game's own, see GAMES)")
+    parser.add_argument("--before", metavar="REV", help="first run this benchmark on the code of git revision REV")
     args = parser.parse_args()
     names = [n.strip() for n in args.games.split(",") if n.strip()]
     unknown = [n for n in names if n not in GAMES]
     if unknown:
         parser.error(f"unknown game(s) {unknown}; among {list(GAMES)}")
+    if args.before:
+        before(args.before, names, args.tables)
+        print(f"\n=== after: this checkout ({ROOT}) ===")
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     print(f"{platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
           f"load average at the start {load}")
