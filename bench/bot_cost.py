@@ -5,9 +5,12 @@ move beside them. Pure engines, no Django:
     .venv/bin/python bench/bot_cost.py [--games president,pitch,partnerships,lopti] [--tables N]
                                        [--before REV]
 
-`--before REV` first runs the same benchmark on the code of the git revision REV (exported to
-a temporary folder, with this run's options), so that one run prints the figures of both
-(docs/bots.md: `1097530`, the bots before the speed-up of 2026-12-02).
+`--before REV` first runs this benchmark on the code of the git revision REV (exported to a
+temporary folder, this script copied over its own, with this run's options), so that one run
+prints the figures of both (docs/bots.md: `1097530`, the bots before the speed-up of
+2026-12-02; REV needs `games.bots.arena.decisions`, 1097530 or later). Each game's lines end
+with a digest of every move its tables played: the same digest on two revisions says that
+every bot, the hard one included, made the same moves there.
 
 The positions are the decisions with a choice (more than one legal move) of the hard seats of
 seeded tables of easy against hard, levels alternating round the table as in `make bench-bots`
@@ -25,11 +28,14 @@ Prints its figures; asserts nothing (tests never time anything).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
+import json
 import math
 import os
 import platform
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -82,12 +88,14 @@ class Searches:
             m.best_move = self.original
 
 
-def measure(name: str, tables: int) -> tuple[dict[str, list[float]], list[float], int]:
-    """({row: CPU seconds per decision}, engine CPU seconds per move, tables) for one game."""
+def measure(name: str, tables: int) -> tuple[dict[str, list[float]], list[float], str]:
+    """({row: CPU seconds per decision}, engine CPU seconds per move, the digest of every move
+    played) for one game."""
     game, seats, options, _ = GAMES[name]
     spent: dict[str, list[float]] = {level: [] for level in LEVELS}
     spent["hard, searched"] = []
     played: dict[int, list[tuple[int, dict]]] = {}
+    digest = hashlib.sha256()
 
     def choose(d) -> dict:
         history = d.history
@@ -108,6 +116,7 @@ def measure(name: str, tables: int) -> tuple[dict[str, list[float]], list[float]
             move = choose_move(game, d.level, d.view, random.Random(d.seed),
                                history=history if wants_history(game, d.level) else None)
         played.setdefault(d.table, []).append((d.seat, move))
+        digest.update(json.dumps([d.table, d.move, d.level, move], sort_keys=True).encode())
         return move
 
     for _ in decisions(game, LEVELS_AT_TABLE, seats, tables=tables, options=options, seed=SEED, choose=choose):
@@ -123,7 +132,8 @@ def measure(name: str, tables: int) -> tuple[dict[str, list[float]], list[float]
             engine.legal_moves(state, seat)
             state = engine.apply(state, seat, move).state
             per_move.append(time.process_time() - started)
-    return spent, per_move, tables
+    moves = sum(len(m) for m in played.values())
+    return spent, per_move, f"{digest.hexdigest()[:16]} ({moves} moves)"
 
 
 def quantile(ordered: list[float], q: float) -> float:
@@ -145,7 +155,7 @@ def row(label: str, values: list[float]) -> str:
 
 
 def before(rev: str, names: list[str], tables: int | None) -> None:
-    """This benchmark, as revision `rev` has it, on that revision's code."""
+    """This benchmark on the code of revision `rev`."""
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], check=True,
                             capture_output=True, text=True).stdout.strip()
     print(f"=== before: revision {commit} ===", flush=True)
@@ -153,7 +163,9 @@ def before(rev: str, names: list[str], tables: int | None) -> None:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True).stdout
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(folder, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-        command = [sys.executable, str(Path(folder) / "bench" / "bot_cost.py"), "--games", ",".join(names)]
+        script = Path(folder) / "bench" / "bot_cost.py"
+        shutil.copyfile(__file__, script)
+        command = [sys.executable, str(script), "--games", ",".join(names)]
         subprocess.run(command + (["--tables", str(tables)] if tables else []), check=True)
 
 
@@ -177,7 +189,8 @@ def main() -> None:
     for name in names:
         game, seats, options, default_tables = GAMES[name]
         started = time.perf_counter()
-        spent, per_move, tables = measure(name, args.tables or default_tables)
+        tables = args.tables or default_tables
+        spent, per_move, digest = measure(name, tables)
         print(f"\n{name}: {game}, {seats} seats, options {options}, {tables} tables of easy against hard, "
               f"seed {SEED} ({time.perf_counter() - started:.0f} s)")
         print("| level | decisions | mean ms | p95 ms | p99 ms | max ms |")
@@ -185,6 +198,7 @@ def main() -> None:
         for label in (*LEVELS, "hard, searched"):
             print(row(label, spent[label]))
         print(row("engine, per move (view + legal moves + apply)", per_move))
+        print(f"moves digest {digest}")
     print(f"\nload average at the end {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
 

@@ -383,8 +383,8 @@ def hand_score(state: dict, me: int, hand: int) -> float:
     """A playout's score: this seat's score change for hand number `hand` (as views count
     hands) minus the best other seat's, plus WIN_BONUS when the hand ended the game with this
     seat among the winners, minus it when another won. A-9: by side with partnerships (both
-    partners carry the side's change, and the partner is no rival). Read from the public
-    view (`public.last_hand`, the summary of the latest hand scored)."""
+    partners carry the side's change, and the partner is no rival). Read from the state's
+    `last_hand` (the view's `public.last_hand`, the summary of the latest hand scored)."""
     last = state["last_hand"]  # the view's `public.last_hand`
     if last is None or last["hand"] != hand:  # the playout was cut off before the hand ended
         return 0.0

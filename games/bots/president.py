@@ -159,7 +159,7 @@ def _pass(legal: list[dict]) -> dict | None:
 # easy decides between plays named by (rank, size): a play of `size` cards of `rank`, of which it
 # makes the first listed one, i.e. the group's first `size` cards in hand order (suits never
 # matter); None is a pass. The view's legal moves give those keys in `easy`; a playout reads
-# them straight from the state (`_policy`), which lists no move.
+# them straight from the state (`_policy_for`), which lists no move.
 Key = tuple[str, int]
 
 
