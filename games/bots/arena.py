@@ -111,6 +111,73 @@ def play_table(game: str, levels: list[str], options: dict, seed: int, max_moves
     return [players[s] for s in winners], moves, state
 
 
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a seeded table (`decisions`): what the deciding seat saw, and the seed
+    of the generator its bot got, so that any bot can decide it again reproducibly."""
+
+    table: int
+    move: int  # the table's move number (0 for the first move)
+    seat: int
+    level: str  # the level that plays the seat at the table
+    view: dict
+    history: list[dict] | None  # the table's events as the seat sees them (see `decisions`)
+    seed: int
+
+
+def table_seed(seed: int, table_no: int) -> int:
+    """The engine seed of table `table_no` of a run with `seed` (as `run` deals them)."""
+    return seed * 1_000_003 + table_no
+
+
+def decisions(
+    game: str,
+    levels: list[str],
+    players: int,
+    *,
+    tables: int,
+    options: dict | None = None,
+    seed: int = 0,
+    max_moves: int = 20000,
+    history: bool = False,
+    choose: Callable[[Decision], dict] | None = None,
+):
+    """Every decision of `tables` seeded tables (the deals of `run`'s, levels rotated round
+    the table each table), yielded as a `Decision` before its move is made. The move is the
+    seat's level's (`choose_move` with `random.Random(decision.seed)` and, for the policies
+    that want it, the history), or `choose(decision)`'s when given (the benchmark times every
+    level there and plays one). `history`: every decision carries its seat's history, not only
+    those whose level reads it. A decision's view and history are its own: nothing here reads
+    them again once the move is chosen. bench/bot_cost.py and the tests that hold the hard bots
+    to their recorded choices (tests/engine/hard_decisions.py) read their positions here."""
+    engine = registry.get(game)
+    options = engine.validate_table_options(options or {}, players=players)
+    keep = history or any(wants_history(game, level) for level in levels)
+    for table_no in range(tables):
+        table_levels = seat_levels(levels, players, table_no)
+        state = engine.new_game(players=players, options=options, seed=table_seed(seed, table_no))
+        seen: list[list[dict]] = [[] for _ in range(players)]  # the events as each seat sees them
+        moves = 0
+        while not engine.is_finished(state) and moves < max_moves:
+            seat = engine.to_act(state)[0]
+            level = table_levels[engine.seat_players(state)[seat]]
+            wants = wants_history(game, level)
+            decision = Decision(table_no, moves, seat, level, engine.view(state, seat),
+                                list(seen[seat]) if history or wants else None,
+                                table_seed(seed, table_no) * 100_003 + moves)
+            yield decision
+            if choose is not None:
+                move = choose(decision)
+            else:
+                move = choose_move(game, level, decision.view, random.Random(decision.seed),
+                                   history=decision.history if wants else None)
+            state, new_events = engine.apply(state, seat, move)
+            if keep:
+                for s in range(players):
+                    seen[s].extend(engine.view_event(e, s) for e in new_events)
+            moves += 1
+
+
 def _child() -> None:
     """A table-playing process: signals are the parent's business (it ends the pool)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -120,7 +187,7 @@ def _child() -> None:
 def _one(job: tuple) -> tuple[int, list[str], list[int], int, list[list[int]], list[list[int]], list]:
     game, levels, players, options, seed, max_moves, table_no = job
     table_levels = seat_levels(levels, players, table_no)
-    winners, moves, state = play_table(game, table_levels, options, seed * 1_000_003 + table_no, max_moves)
+    winners, moves, state = play_table(game, table_levels, options, table_seed(seed, table_no), max_moves)
     places: list[list[int]] = []
     teams: list[list[int]] = []
     matches: list[list[list[int]]] = []

@@ -39,6 +39,7 @@ matters is known.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from games.bots import search
@@ -90,7 +91,14 @@ SWAP_FOR = _SWAP_VALUE["J"]  # a face-up card worth taking into the hand: J or h
 
 
 def _specials(rules: dict) -> frozenset:
-    return frozenset(r for r, power in _SPECIAL_POWERS if rules.get(power, True))
+    return _SPECIALS[tuple(bool(rules.get(power, True)) for _, power in _SPECIAL_POWERS)]
+
+
+# The special ranks for each setting of the four powers (on unless a rule turns one off).
+_SPECIALS = {
+    powers: frozenset(r for (r, _), on in zip(_SPECIAL_POWERS, powers, strict=True) if on)
+    for powers in itertools.product((True, False), repeat=len(_SPECIAL_POWERS))
+}
 
 
 def _by_type(legal: list[dict], kind: str) -> list[dict]:
@@ -183,12 +191,6 @@ def _next_seat(view: dict, me: int) -> int:
 
 
 def _easy_play(view: dict, legal: list[dict], rng: random.Random) -> dict:
-    you = view["you"]
-    me = you["seat"]
-    hand = you["hand"]
-    public = view["public"]
-    pile = public["pile"]
-    specials = _specials(public["rules"])
     take = _by_type(legal, "take_pile")
     face_down = _by_type(legal, "play_face_down")
     # rank -> {count: first listed move}
@@ -196,13 +198,27 @@ def _easy_play(view: dict, legal: list[dict], rng: random.Random) -> dict:
     for m in legal:
         if m["type"] == "play":
             plays.setdefault(_RANK[m["cards"][0]], {}).setdefault(len(m["cards"]), m)
+    return _easy_choose(view, plays, take, face_down, lambda: legal, rng)
+
+
+def _easy_choose(view: dict, plays: dict[str, dict[int, dict]], take: list[dict], face_down: list[dict],
+                 every, rng: random.Random) -> dict:
+    """easy's play from the legal moves in parts: `plays` (rank -> {count: first listed move},
+    in the listed order), `take` and `face_down` (the take_pile and play_face_down moves), and
+    `every()`, the whole list, for the rare random choices among them."""
+    you = view["you"]
+    me = you["seat"]
+    hand = you["hand"]
+    public = view["public"]
+    pile = public["pile"]
+    specials = _specials(public["rules"])
     if not plays:
         if face_down:
             return rng.choice(face_down)
-        return take[0] if take else rng.choice(legal)
+        return take[0] if take else rng.choice(every())
 
     if rng.random() < EXPLORE:
-        return rng.choice([m for m in legal if m["type"] == "play"])
+        return rng.choice([m for m in every() if m["type"] == "play"])
 
     mine = view["seats"][me]
     nothing_else = not any(mine["face_up"]) and not mine["face_down_positions"]
@@ -214,7 +230,7 @@ def _easy_play(view: dict, legal: list[dict], rng: random.Random) -> dict:
     if public["obligation"] == me:  # L-5.1: only 3s are legal
         threes = plays.get("3")
         if not threes:
-            return take[0] if take else rng.choice(legal)
+            return take[0] if take else rng.choice(every())
         need = 4 - len(public["three_chain"])
         return threes[need] if need in threes else threes[min(threes)]
 
@@ -360,7 +376,25 @@ def _round_decided(st: dict) -> bool:
 
 
 def _policy(st: dict, seat: int, rng: random.Random) -> dict:
-    return easy(ENGINE.policy_view(st, seat), rng)
+    """`easy` for every seat of a playout: the move (and the draws from `rng`) of
+    `easy(ENGINE.policy_view(st, seat), rng)` (tests/engine/test_bots_lopti.py holds them
+    equal), from the legal moves in parts (`play_options`) rather than every move built."""
+    if st["status"] == "finished" or st["open_vote"] or st["phase"] != "play" or seat != st["turn"]:
+        return easy(ENGINE.policy_view(st, seat), rng)
+    options, down, can_take = ENGINE.play_options(st, seat)
+    # Fewer than two moves (a play of k of a group's g cards lists comb(g, k) moves): easy's
+    # first rule (the only move), on the view.
+    if len(options) + len(down) + can_take < 2 and not any(k < len(group) for group, k in options):
+        return easy(ENGINE.policy_view(st, seat), rng)
+    plays: dict[str, dict[int, dict]] = {}
+    for group, k in options:
+        counts = plays.setdefault(_RANK[group[0]], {})
+        if k not in counts:
+            counts[k] = {"type": "play", "cards": group[:k]}
+    take = [{"type": "take_pile"}] if can_take else []
+    face_down = [{"type": "play_face_down", "index": i} for i in down]
+    return _easy_choose(ENGINE.policy_view(st, seat, moves=False), plays, take, face_down,
+                        lambda: ENGINE.legal_moves(st, seat), rng)
 
 
 def _score(st: dict, me: int) -> float:

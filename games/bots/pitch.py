@@ -60,7 +60,7 @@ import random
 from games.bots import search
 from games.engine.cards import rank_of, standard_deck
 from games.engine.pitch import GAME as ENGINE
-from games.engine.pitch import GAME_VALUES, RANK_INDEX, fast_view
+from games.engine.pitch import GAME_VALUES, RANK_INDEX, playable
 
 # --- the hard bot's budget -------------------------------------------------------------------
 # The budget counts simulated moves (candidates x determinizations x moves left in the hand),
@@ -88,18 +88,22 @@ _S = {c: c[-1] for c in DECK}
 _V = {c: GAME_VALUES.get(rank_of(c), 0) for c in DECK}
 TEN, JACK, QUEEN, KING, ACE = 8, 9, 10, 11, 12
 UNSEEN_AT_DEAL = len(DECK) - 6  # cards a seat cannot see during the auction
+_SUIT_CARDS = {suit: [c for c in DECK if _S[c] == suit] for suit in "CDHS"}
+_LOWEST_RANK = min(_R.values())
 
 
 # --- reading the view ------------------------------------------------------------------------
 class _Ctx:
     """What `easy` derives from a view, computed once per decision."""
 
-    def __init__(self, view: dict):
+    def __init__(self, view: dict, players: int | None = None):
+        """`players`: the seat count, when the view lists no seats (a playout's, see
+        `playout_policy`)."""
         public = view["public"]
         self.view = view
         self.me = view["you"]["seat"]
         self.hand = view["you"]["hand"]
-        self.n = len(view["seats"])
+        self.n = len(view["seats"]) if players is None else players
         self.trump = public["trump"]
         self.dealt_low = public["low_to"] == "dealt"
         # A-9: with partnerships the partner sits opposite; `.get` reads views of older tables.
@@ -109,15 +113,15 @@ class _Ctx:
         played = {p["card"] for t in public["tricks"] for p in t["cards"]}
         played.update(p["card"] for p in self.trick)
         self.played = played
-        mine = set(self.hand)
-        self.unseen = [c for c in DECK if c not in played and c not in mine]
         t = self.trump
         if t is not None:
-            self.unseen_trumps = [_R[c] for c in self.unseen if _S[c] == t]
+            mine = set(self.hand)
+            self.unseen_trumps = [_R[c] for c in _SUIT_CARDS[t] if c not in played and c not in mine]
             self.top_unseen = max(self.unseen_trumps, default=-1)
-            others = [_R[c] for c in self.unseen if _S[c] == t] + [_R[c] for c in self.hand if _S[c] == t]
-            others += [_R[c] for c in played if _S[c] == t]
-            self.lowest_trump = min(others, default=99)
+            # The lowest trump among the unseen, held and played ones: every trump of the deck
+            # is one of those, so this is the suit's lowest rank, the 2 (undealt cards are
+            # unseen too), whatever the view; as the estimate always read it.
+            self.lowest_trump = _LOWEST_RANK
 
     def is_trump(self, card: str) -> bool:
         return _S[card] == self.trump
@@ -189,10 +193,15 @@ def _bid(legal: list[dict], value: int) -> dict | None:
 
 # --- easy ------------------------------------------------------------------------------------
 def easy(view: dict, rng: random.Random) -> dict:
+    return _easy(view, None)
+
+
+def _easy(view: dict, players: int | None) -> dict:
+    """easy's move; `players` as for `_Ctx`."""
     legal = view["legal_moves"]
     if len(legal) == 1:
         return legal[0]
-    ctx = _Ctx(view)
+    ctx = _Ctx(view, players)
     if view["phase"] == "auction":
         return _easy_auction(ctx, legal)
     if ctx.trump is None:  # the pitcher's first lead after a bid: it names trump
@@ -374,13 +383,12 @@ def hand_score(state: dict, me: int, hand: int) -> float:
     """A playout's score: this seat's score change for hand number `hand` (as views count
     hands) minus the best other seat's, plus WIN_BONUS when the hand ended the game with this
     seat among the winners, minus it when another won. A-9: by side with partnerships (both
-    partners carry the side's change, and the partner is no rival). Read from the public
-    view (`public.last_hand`, the summary of the latest hand scored)."""
-    public = fast_view(state, None)["public"]
-    last = public["last_hand"]
+    partners carry the side's change, and the partner is no rival). Read from the state's
+    `last_hand` (the view's `public.last_hand`, the summary of the latest hand scored)."""
+    last = state["last_hand"]  # the view's `public.last_hand`
     if last is None or last["hand"] != hand:  # the playout was cut off before the hand ended
         return 0.0
-    team = {me, (me + 2) % 4} if public["partnerships"] else {me}
+    team = {me, (me + 2) % 4} if state["options"].get("partnerships") else {me}
     deltas = last["deltas"]
     score = deltas[me] - max(d for s, d in enumerate(deltas) if s not in team)
     if ENGINE.is_over(state):
@@ -389,5 +397,27 @@ def hand_score(state: dict, me: int, hand: int) -> float:
 
 
 def playout_policy(state: dict, seat: int, rng: random.Random) -> dict:
-    """`easy` for every seat of a playout, on the engine's view without its copy."""
-    return easy(fast_view(state, seat), rng)
+    """`easy` for every seat of a playout: the move `easy(view, rng)` makes on the seat's
+    view (tests/engine/test_bots_pitch.py holds them equal), from the part of the view it
+    reads, built from references into the state (the playout neither keeps nor changes it)."""
+    hand = state["hands"][seat]
+    if state["phase"] == "play":
+        legal = [{"type": "play", "card": c} for c in playable(state, hand)]
+    else:
+        legal = ENGINE.legal_moves(state, seat)
+    view = {
+        "phase": state["phase"],
+        "dealer": state["dealer"],
+        "you": {"seat": seat, "hand": hand},
+        "public": {
+            "low_to": state["options"]["low_to"],
+            "partnerships": bool(state["options"].get("partnerships")),
+            "high_bid": state["high_bid"],
+            "high_bidder": state["high_bidder"],
+            "trump": state["trump"],
+            "trick": state["trick"],
+            "tricks": state["tricks"],
+        },
+        "legal_moves": legal,
+    }
+    return _easy(view, state["players"])

@@ -58,7 +58,6 @@ from games.engine.president import (
     rank_of,
     rank_value,
     role_of,
-    view_deck,
     visible_played,
 )
 
@@ -92,6 +91,9 @@ LEAD_SET_WINDOW = 3  # lead a set before a lower single at most this many ranks 
 # Lookup tables (the playouts call `easy` thousands of times per decision).
 _RANK = {c: rank_of(c) for c in cards.standard_deck(jokers=True)}
 _STRENGTH = {rev: {r: rank_value(r, rev) for r in (*ORDER, JOKER)} for rev in (False, True)}
+_DECK_COUNTS = {jokers: {r: sum(1 for c in cards.standard_deck(jokers=jokers) if _RANK[c] == r)
+                         for r in (*ORDER, *([JOKER] if jokers else []))}
+                for jokers in (False, True)}  # the cards of each rank in the deck
 
 
 # --- reading the view ------------------------------------------------------------------------
@@ -100,12 +102,13 @@ class _Ctx:
 
     __slots__ = ("view", "hand", "rev", "var", "strength", "groups", "order", "_unseen")
 
-    def __init__(self, view: dict):
+    def __init__(self, view: dict, var: set[str] | None = None):
+        """`var`: the set of `view["public"]["variations"]`, when the caller has it."""
         self.view = view
         self.hand = view["you"]["hand"]
         public = view["public"]
         self.rev = bool(public["revolution"])
-        self.var = set(public["variations"])
+        self.var = set(public["variations"]) if var is None else var
         self.strength = _STRENGTH[self.rev].__getitem__
         groups: dict[str, list[str]] = {}
         for c in self.hand:
@@ -124,14 +127,12 @@ class _Ctx:
         return rank == "2" and "twos_high_and_low" in self.var
 
     def unseen_counts(self) -> dict[str, int]:
-        """Per rank, how many cards this seat has not seen (others' hands and earlier tricks)."""
+        """Per rank, how many cards this seat has not seen (others' hands and earlier tricks);
+        a rank it has seen every card of counts 0."""
         if self._unseen is None:
-            seen = set(self.hand) | visible_played(self.view["public"])
-            counts: dict[str, int] = {}
-            for c in view_deck(self.view):
-                if c not in seen:
-                    r = _RANK[c]
-                    counts[r] = counts.get(r, 0) + 1
+            counts = dict(_DECK_COUNTS["jokers" in self.var])
+            for c in set(self.hand) | visible_played(self.view["public"]):
+                counts[_RANK[c]] -= 1
             self._unseen = counts
         return self._unseen
 
@@ -150,34 +151,42 @@ class _Ctx:
         return True
 
 
-def _pick(legal: list[dict], rank: str, size: int) -> dict:
-    """The first listed play of `size` cards of `rank`."""
-    for m in legal:
-        cs = m.get("cards")
-        if cs and len(cs) == size and _RANK[cs[0]] == rank and m["type"] == "play":
-            return m
-    raise LookupError((rank, size))
-
-
 def _pass(legal: list[dict]) -> dict | None:
     return next((m for m in legal if m["type"] == "pass"), None)
 
 
 # --- easy ------------------------------------------------------------------------------------
+# easy decides between plays named by (rank, size): a play of `size` cards of `rank`, of which it
+# makes the first listed one, i.e. the group's first `size` cards in hand order (suits never
+# matter); None is a pass. The view's legal moves give those keys in `easy`; a playout reads
+# them straight from the state (`_policy_for`), which lists no move.
+Key = tuple[str, int]
+
+
 def easy(view: dict, rng: random.Random) -> dict:
     legal = view["legal_moves"]
     if len(legal) == 1:
         return legal[0]
     if view["phase"] == "exchange":
         return _easy_give(view, legal)
-    ctx = _Ctx(view)
-    hand_size = len(ctx.hand)
+    first: dict[Key, dict] = {}  # every (rank, size) played, in the listed order, with its first move
     for m in legal:
-        if m["type"] == "play" and len(m["cards"]) == hand_size:
-            return m  # going out now is the best place there is
-    if view["public"]["trick"] is None:
-        return _easy_lead(ctx, legal)
-    return _easy_follow(ctx, legal)
+        if m["type"] == "play":
+            first.setdefault((_RANK[m["cards"][0]], len(m["cards"])), m)
+    key = _easy_play(_Ctx(view), list(first), view["public"]["trick"] is None)
+    return _pass(legal) if key is None else first[key]
+
+
+def _easy_play(ctx: _Ctx, keys: list[Key], leading: bool) -> Key | None:
+    """easy's play among `keys` (the legal plays' (rank, size), in the listed order); None:
+    pass."""
+    hand_size = len(ctx.hand)
+    for key in keys:
+        if key[1] == hand_size:
+            return key  # going out now is the best place there is
+    if leading:
+        return _easy_lead(ctx)
+    return _easy_follow(ctx, keys)
 
 
 def _easy_give(view: dict, legal: list[dict]) -> dict:
@@ -195,7 +204,7 @@ def _easy_give(view: dict, legal: list[dict]) -> dict:
     return next(m for m in legal if set(m["cards"]) == chosen)
 
 
-def _easy_lead(ctx: _Ctx, legal: list[dict]) -> dict:
+def _easy_lead(ctx: _Ctx) -> Key:
     order, groups = ctx.order, ctx.groups
     # Clear the way out: when every set but one is unbeatable, lead those first.
     sure, unsure = [], 0
@@ -207,7 +216,7 @@ def _easy_lead(ctx: _Ctx, legal: list[dict]) -> dict:
             if unsure > 1:
                 break
     if sure and unsure <= 1:
-        return _pick(legal, sure[-1], len(groups[sure[-1]]))
+        return (sure[-1], len(groups[sure[-1]]))
     # Revolution (P-9.4): a four of a kind turns the order round; worth it with a weak hand.
     if "revolution" in ctx.var:
         quads = [r for r in order if len(groups[r]) == 4]
@@ -215,30 +224,25 @@ def _easy_lead(ctx: _Ctx, legal: list[dict]) -> dict:
         if quads and rest:
             weak = sum(rest) / len(rest) < 5.5
             if weak:
-                return _pick(legal, quads[0], 4)
+                return (quads[0], 4)
             if quads[0] == order[0] and not ctx.control(order[0]):
-                return _pick(legal, order[0], 3)  # shed them without turning the order
+                return (order[0], 3)  # shed them without turning the order
     # The lowest set that is not kept for control, whole; a pair or more goes first when it is
     # nearly as low as the lowest single (sets are the awkward cards to get rid of later).
     low = [r for r in order if not ctx.control(r)]
     if not low:
-        return _pick(legal, order[0], len(groups[order[0]]))
+        return (order[0], len(groups[order[0]]))
     rank = low[0]
     sets = [r for r in low if len(groups[r]) > 1]
     if sets and ctx.strength(sets[0]) <= ctx.strength(rank) + LEAD_SET_WINDOW:
         rank = sets[0]
-    return _pick(legal, rank, len(groups[rank]))
+    return (rank, len(groups[rank]))
 
 
-def _easy_follow(ctx: _Ctx, legal: list[dict]) -> dict:
+def _easy_follow(ctx: _Ctx, options: list[Key]) -> Key | None:
     groups = ctx.groups
-    options: dict[tuple[str, int], None] = {}
-    for m in legal:
-        if m["type"] == "play":
-            options.setdefault((_RANK[m["cards"][0]], len(m["cards"])), None)
-    passing = _pass(legal)
     if not options:
-        return passing
+        return None
 
     def cost(opt):
         rank, size = opt
@@ -248,7 +252,7 @@ def _easy_follow(ctx: _Ctx, legal: list[dict]) -> dict:
     rank, size = best
     ctrl, breaks = ctx.control(rank), size < len(groups[rank])
     if not ctrl and not breaks:
-        return _pick(legal, rank, size)
+        return (rank, size)
     # Spending control or breaking a set: only when it helps to go out, not early.
     left = len(ctx.hand) - size
     sets_left = len(groups) - (0 if breaks else 1)
@@ -259,9 +263,9 @@ def _easy_follow(ctx: _Ctx, legal: list[dict]) -> dict:
         urgent = urgent or len(ctx.hand) <= SPEND_CONTROL_AT or (spare and not breaks)
     else:
         urgent = urgent or len(ctx.hand) <= BREAK_SETS_AT
-    if urgent or passing is None:
-        return _pick(legal, rank, size)
-    return passing
+    if urgent:
+        return (rank, size)
+    return None
 
 
 # --- hard ------------------------------------------------------------------------------------
@@ -370,6 +374,80 @@ def _fits(evidence: list[Evidence], me: int):
 
 REDEAL_TRIES = 30  # draws of one seat's hand before keeping the one that fits best
 
+# `_consistent` for the redeals, which judge thousands of drawn hands against the same
+# decisions: a hand is the count of its cards per strength (standard order: no variations, so
+# no jokers), and a decision's own part is worked out once (`_check`).
+_STANDARD = _STRENGTH[False]
+_STRENGTH_OF = {c: _STANDARD[_RANK[c]] for c in _RANK}
+
+
+def _check(kind: str, standing, played, later: list[str]) -> tuple:
+    """A decision (as `_consistent` takes it, with the cards its seat played from then on)
+    prepared for `_agrees`: (kind, cards played since, size played (-1: a pass), then what
+    the kind compares). A pass or a follow compares the hand's count of each strength in a
+    range with a target (the size to beat less the cards of that strength played since)."""
+    after = [0] * (len(ORDER) + 1)
+    for c in later:
+        after[_STRENGTH_OF[c]] += 1
+    if kind == "lead":
+        rank, size = _STANDARD[played[0]], played[1]
+        return kind, len(later), size, rank, after
+    above, size = standing
+
+    def targets(top: int) -> list[tuple[int, int]]:
+        return [(v, size - after[v]) for v in range(above + 1, top)]
+
+    if kind == "pass":
+        return kind, len(later), -1, targets(CONTROL), None
+    rank, played_size = _STANDARD[played[0]], played[1]
+    if rank >= CONTROL:
+        return "control", len(later), played_size, targets(CONTROL), None
+    # a whole set must be the cheapest that beats; a broken one, no whole one could beat
+    return kind, len(later), played_size, (rank, played_size - after[rank]), (targets(rank), targets(CONTROL))
+
+
+def _agrees(now: list[int], held: int, check: tuple) -> bool:
+    """`_consistent(counts, kind, standing, played)` for the hand of `held` cards counted per
+    strength in `now`, plus the cards played since (`check`, from `_check`)."""
+    kind, later, played_size, first, second = check
+    total = held + later
+    if total == played_size:
+        return True  # went out
+    if kind == "pass":
+        for v, target in first:
+            if now[v] == target:
+                return False  # a whole ordinary set would have beaten
+        return True
+    if kind == "follow":
+        rank, target = first
+        for v, t in second[0] if now[rank] == target else second[1]:
+            if now[v] == t:
+                return False
+        return True
+    if kind == "control":
+        for v, target in first:
+            if now[v] >= target:
+                return False  # an ordinary set, whole or broken, could have beaten
+        return True
+    # a lead
+    rank, after = first, second
+    if rank >= CONTROL or total < 6:
+        return True
+    if now[rank] + after[rank] != played_size:
+        return False
+    lowest = lowest_set = None
+    for v in range(CONTROL):
+        n = now[v] + after[v]
+        if n:
+            if lowest is None:
+                lowest = v
+            if n > 1:
+                lowest_set = v
+                break
+    if played_size == 1:
+        return rank == lowest and (lowest_set is None or lowest_set > lowest + LEAD_SET_WINDOW)
+    return rank == lowest_set and rank <= lowest + LEAD_SET_WINDOW
+
 
 def _refiner(evidence: list[Evidence], me: int):
     """refine(sample, rng) for the search: the other seats' hands of a determinization dealt
@@ -383,18 +461,25 @@ def _refiner(evidence: list[Evidence], me: int):
             by_seat.setdefault(e[0], []).append(e)
     order = sorted(by_seat, key=lambda s: -len(by_seat[s]))
 
-    # The counts of the cards each decision's seat played from then on, once.
-    checks = {seat: [(kind, standing, played, _counts((), later)) for _, kind, standing, played, later in items]
+    # Each decision's own part, once.
+    checks = {seat: [_check(kind, standing, played, later) for _, kind, standing, played, later in items]
               for seat, items in by_seat.items()}
+    blank = [0] * (len(ORDER) + 1)
 
-    def misfits(seat: int, hand: list[str]) -> int:
-        now = _counts(hand, ())
+    def misfits(seat: int, hand: list[str], enough: int | None = None) -> int:
+        """How many of the seat's decisions `hand` contradicts (`_consistent`), counted up to
+        `enough` when given (a draw that contradicts as many as the best so far is not kept,
+        whatever its count)."""
+        now = list(blank)
+        for c in hand:
+            now[_STRENGTH_OF[c]] += 1
+        held = len(hand)
         wrong = 0
-        for kind, standing, played, later in checks[seat]:
-            counts = dict(now)
-            for rank, n in later.items():
-                counts[rank] = counts.get(rank, 0) + n
-            wrong += not _consistent(counts, kind, standing, played)
+        for check in checks[seat]:
+            if not _agrees(now, held, check):
+                wrong += 1
+                if wrong == enough:
+                    break
         return wrong
 
     def refine(sample: dict, rng: random.Random) -> dict:
@@ -410,7 +495,7 @@ def _refiner(evidence: list[Evidence], me: int):
                 if not worst:
                     break
                 other = rng.sample(pool, need)
-                wrong = misfits(seat, other)
+                wrong = misfits(seat, other, enough=worst)
                 if wrong < worst:
                     hand, worst = other, wrong
             new[seat] = hand
@@ -449,12 +534,24 @@ def hard(view: dict, rng: random.Random, history: list[dict] | None = None) -> d
     worst = len(view["seats"])
     if _deciding(view):
         # This hand may end the game (P-7): what counts is winning the table, not the place.
+        # While the hand runs, the outcome depends on its places alone (the scores and the seats
+        # move only when it ends), which every playout asks after every step: read once each.
+        known: dict[tuple, float | None] = {}
+
+        def outcome(state: dict) -> float | None:
+            if state["status"] == "finished" or state["hand_no"] != hand_no:
+                return _table_outcome(state, player, hand_no)
+            places = tuple(state["places"])
+            if places not in known:
+                known[places] = _table_outcome(state, player, hand_no)
+            return known[places]
+
         def done(state: dict) -> bool:
-            return _table_outcome(state, player, hand_no) is not None
+            return outcome(state) is not None
 
         def score(state: dict, seat: int) -> float:
-            outcome = _table_outcome(state, player, hand_no)
-            return WIN_SCALE * (outcome if outcome is not None else 0.0)
+            result = outcome(state)
+            return WIN_SCALE * (result if result is not None else 0.0)
     else:
         def done(state: dict) -> bool:
             return place_in_hand(state, player, hand_no) is not None  # went out, or the hand ended
@@ -466,6 +563,8 @@ def hard(view: dict, rng: random.Random, history: list[dict] | None = None) -> d
                 return -float(worst)
             return -float(place) + (FIRST_BONUS if place == 1 else 0.0)
 
+    # The playouts' states have the table's variations (`determinize` reads them in the view).
+    variations = {v: v in view["public"]["variations"] for v in VARIATIONS}
     # Cards seen played earlier in the hand are in nobody's hand (weight 0 for `determinize`).
     prior = dict.fromkeys(played_this_hand(history), 0.0) or None
     # Inference: the other seats' hands are dealt so that they agree with how those seats
@@ -478,7 +577,7 @@ def hard(view: dict, rng: random.Random, history: list[dict] | None = None) -> d
         if evidence:
             refine = _refiner(evidence, view["you"]["seat"])
     return best_move(
-        ENGINE, view, candidates, policy=_policy, score=score, budget=Budget(samples=per), rng=rng, stop=done,
+        ENGINE, view, candidates, policy=_policy_for(variations), score=score, budget=Budget(samples=per), rng=rng, stop=done,
         prior=prior, refine=refine, select=_select,
     )
 
@@ -534,8 +633,79 @@ def _table_outcome(state: dict, player: int, hand_no: int) -> float | None:
 
 
 def _policy(state: dict, seat: int, rng: random.Random) -> dict:
-    """`easy` for every seat in a playout, on the engine's cheap view."""
-    return easy(playout_view(state, seat), rng)
+    """`easy` for every seat in a playout (see `_policy_for`)."""
+    return _policy_for(state["options"])(state, seat, rng)
+
+
+def _policy_for(options: dict):
+    """`easy` for every seat in a playout of a table with these `options`: the move
+    `easy(playout_view(state, seat), rng)` makes (tests/engine/test_bots_president.py holds
+    them equal), read from the state without listing the legal moves (a playout's main cost);
+    what the options decide is worked out once."""
+    variations = [v for v in VARIATIONS if options[v]]
+    var = set(variations)
+    plain = not variations
+
+    def policy(state: dict, seat: int, rng: random.Random) -> dict:
+        if state["phase"] != "play":
+            return easy(playout_view(state, seat), rng)
+        hand = state["hands"][seat]
+        trick = state["trick"]
+        standing = trick["standing"]
+        revolution = state["revolution"]
+        keys = _play_keys(options, plain, revolution, hand, standing)
+        # easy's first rule: a seat with one legal move makes it.
+        if standing is None:
+            if len(hand) == 1:
+                return {"type": "play", "cards": [hand[0]]}
+        elif not keys:
+            return {"type": "pass"}
+        view = {  # what _Ctx reads of playout_view
+            "you": {"seat": seat, "hand": hand},
+            "public": {
+                "trick": standing,
+                "trick_plays": trick["plays"],
+                "last_trick": state["last_trick"],
+                "revolution": revolution,
+                "variations": variations,
+            },
+        }
+        ctx = _Ctx(view, var)
+        key = _easy_play(ctx, keys, standing is None)
+        if key is None:
+            return {"type": "pass"}
+        rank, size = key
+        return {"type": "play", "cards": ctx.groups[rank][:size]}
+
+    return policy
+
+
+def _play_keys(options: dict, plain: bool, revolution: bool, hand: list[str], standing: dict | None) -> list[Key]:
+    """The (rank, size) of every play the engine's `legal_moves` lists for `hand`, in its
+    order: the groups of one rank in hand order (the hand is sorted), each size from one up.
+    `plain`: no variation is on."""
+    if standing is not None:
+        strength = _STRENGTH[revolution]
+        s_rank, s_size = standing["rank"], standing["count"]
+        above = strength[s_rank]
+    keys: list[Key] = []
+    i, n = 0, len(hand)
+    while i < n:
+        rank = _RANK[hand[i]]
+        j = i + 1
+        while j < n and _RANK[hand[j]] == rank:
+            j += 1
+        if standing is None:
+            keys.extend((rank, size) for size in range(1, j - i + 1))
+        elif plain:
+            # No variation: only as many cards of a higher rank beat (P-4.3), a joker only a joker.
+            if j - i >= s_size and strength[rank] > above and (s_rank != JOKER or rank == JOKER):
+                keys.append((rank, s_size))
+        else:
+            keys.extend((rank, size) for size in range(1, j - i + 1)
+                        if beats(options, revolution, rank, size, standing) is not None)
+        i = j
+    return keys
 
 
 def _candidates(view: dict, legal: list[dict], default: dict) -> list[dict]:

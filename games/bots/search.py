@@ -2,13 +2,14 @@
 
 A seat sees only its view. The search samples full states consistent with that view (the
 engine's `determinize`), plays each candidate move in each sample with the engine's unchecked
-`step`, finishes the sample with a fast playout policy for every seat, and scores the end for
-the searching seat. The candidate with the best total wins; ties go to the earlier candidate
+`step` (on a copy: the sample serves every candidate), finishes the sample with a fast playout
+policy for every seat (`advance`: the unchecked step in place on the playout's own state), and
+scores the end for the searching seat. The candidate with the best total wins; ties go to the earlier candidate
 (callers put their default first), so the search never does worse than its own ordering when
 it learns nothing.
 
-Everything here goes through the engine's public interface (`determinize`, `step`, `to_act`,
-`is_over`); the games supply only what differs: which candidates to try, the playout policy,
+Everything here goes through the engine's public interface (`determinize`, `step`, `advance`,
+`to_act`, `is_over`); the games supply only what differs: which candidates to try, the playout policy,
 the score, and how many samples a decision deserves."""
 
 from __future__ import annotations
@@ -43,14 +44,15 @@ def playout(
 ) -> dict:
     """Play `state` on with `policy` for every seat until the game is over, the step budget
     runs out or `stop` (when given) says the state is far enough (President: the searching
-    seat's place is known; Lopti: the round is decided); returns the final state."""
+    seat's place is known; Lopti: the round is decided); returns the final state. The playout
+    owns `state`: it is changed in place (`Game.advance`)."""
     steps = 0
     while not engine.is_over(state) and steps < max_steps and not (stop and stop(state)):
         seats = engine.to_act(state)
         if not seats:
             break
         seat = seats[0]
-        state, _ = engine.step(state, seat, policy(state, seat, rng))
+        state = engine.advance(state, seat, policy(state, seat, rng))
         steps += 1
     return state
 
@@ -91,11 +93,14 @@ def best_move(
             after, _ = engine.step(sample, me, move)
             end = playout(engine, after, policy, random.Random(seed), budget.max_steps, stop)
             scores[i].append(score(end, me))
-    if select is not None:
-        return candidates[select(scores)]
+    return candidates[(select or best_total)(scores)]
+
+
+def best_total(scores: list[list[float]]) -> int:
+    """`best_move`'s default `select`: the candidate with the best total score, the earlier on
+    a tie."""
     totals = [sum(s) for s in scores]
-    best = max(range(len(candidates)), key=lambda i: (round(totals[i], 9), -i))
-    return candidates[best]
+    return max(range(len(scores)), key=lambda i: (round(totals[i], 9), -i))
 
 
 def keep_default_unless(margin: float, confidence: float) -> Callable[[list[list[float]]], int]:

@@ -377,6 +377,13 @@ class Game:
         (a list of seats); see `view_event`."""
         raise NotImplementedError
 
+    def advance(self, state: dict, seat: int | None, move: dict) -> dict:
+        """`step` for a caller that owns `state` and needs neither it nor the events again (the
+        search's playouts, which make thousands of moves a decision): the new state, which may
+        be `state` itself, changed in place (its copy is most of what a step costs). The same
+        new state as `step`'s. Default: `step`'s state."""
+        return self.step(state, seat, move)[0]
+
     def timeout_move(self, state: dict, seat: int, rng=None) -> dict:
         """The move the server makes for `seat` when its deadline passes (the spec's timeout
         move). Must be one of legal_moves(state, seat). `rng` is the server's random source

@@ -39,7 +39,6 @@ hands and the undealt pile) from a seat's view.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import TypedDict
 
@@ -251,14 +250,11 @@ class Pitch(Game):
 
     def step(self, state: dict, seat: int | None, move: dict) -> tuple[dict, list[dict]]:
         st = clone(state)
-        events: list[dict] = []
-        if move["type"] == "bid":
-            bid(st, seat, move["value"], events)
-        elif st["phase"] == "auction":
-            pitch(st, seat, move["card"], events)
-        else:
-            play(st, seat, move["card"], events)
-        return st, events
+        return st, effect(st, seat, move)
+
+    def advance(self, state: dict, seat: int | None, move: dict) -> dict:
+        effect(state, seat, move)
+        return state
 
     def phase(self, state: dict) -> str:
         return state["phase"]
@@ -453,6 +449,28 @@ def clone(st: dict) -> dict:
     return out
 
 
+def _clone_json(value):
+    """A deep copy of JSON data (dicts, lists and scalars), several times faster than
+    copy.deepcopy."""
+    if isinstance(value, dict):
+        return {k: _clone_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clone_json(v) for v in value]
+    return value
+
+
+def effect(st: dict, seat: int, move: dict) -> list[dict]:
+    """`step`'s changes, made to `st` in place; its events."""
+    events: list[dict] = []
+    if move["type"] == "bid":
+        bid(st, seat, move["value"], events)
+    elif st["phase"] == "auction":
+        pitch(st, seat, move["card"], events)
+    else:
+        play(st, seat, move["card"], events)
+    return events
+
+
 def played_cards(tricks: list[dict], trick: list[dict]) -> list[str]:
     """The cards played this hand: the finished tricks and the trick on the table."""
     return [p["card"] for t in tricks for p in t["cards"]] + [p["card"] for p in trick]
@@ -485,7 +503,7 @@ def _state_from_view(view: dict, hands: list[list[str]], undealt: list[str], see
     if public.get("partnerships"):  # stored only when on (see new_game)
         options["partnerships"] = True
     finished = view["phase"] == "finished"
-    return copy.deepcopy(
+    return _clone_json(
         {
             "players": len(view["seats"]),
             "seed": seed,
@@ -621,6 +639,27 @@ def play_error(st: dict, seat: int, card: str) -> tuple[str, str] | None:
     return None
 
 
+def playable(st: dict, hand: list[str]) -> list[str]:
+    """The cards of `hand` its seat may play in the play phase, in hand order: the cards
+    `play_error` accepts, each trick's suits read once (the search's playouts ask at every
+    move)."""
+    trick = st["trick"]
+    if not trick:
+        return list(hand)
+    led = cards.suit_of(trick[0]["card"])
+    trump = st["trump"]
+    suits = [cards.suit_of(c) for c in hand]
+    if led == trump:
+        # A-4.2
+        if trump in suits:
+            return [c for c, suit in zip(hand, suits, strict=True) if suit == trump]
+        return list(hand)
+    # A-4.3: trumping is allowed even when able to follow.
+    if led in suits:
+        return [c for c, suit in zip(hand, suits, strict=True) if suit in (led, trump)]
+    return list(hand)
+
+
 def play(st: dict, seat: int, card: str, events: list[dict]) -> None:
     n = st["players"]
     st["hands"][seat].remove(card)
@@ -638,11 +677,16 @@ def play(st: dict, seat: int, card: str, events: list[dict]) -> None:
     st["tricks"].append(done)
     st["tricks_won"][winner] += 1
     st["trick"] = []
-    events.append({"type": "trick", "number": len(st["tricks"]), **copy.deepcopy(done)})
+    events.append({"type": "trick", "number": len(st["tricks"]), **_copy_trick(done)})
     # A-4.4: the winner leads the next trick.
     st["turn"] = winner
     if len(st["tricks"]) == HAND_SIZE:
         end_hand(st, events)
+
+
+def _copy_trick(trick: Trick) -> Trick:
+    """A deep copy of a finished trick (its plays are flat dicts)."""
+    return {"cards": [dict(p) for p in trick["cards"]], "winner": trick["winner"]}
 
 
 def trick_winner(trick: list[dict], trump: str) -> int:
@@ -737,8 +781,8 @@ def end_hand(st: dict, events: list[dict]) -> None:
     }
     if partnerships:
         summary.update(side_points=team_points, side_deltas=team_deltas, side_scores=list(team_scores))
-    events.append({"type": "hand_scored", **copy.deepcopy(summary)})
-    st["last_hand"] = {**summary, "tricks": copy.deepcopy(st["tricks"])}
+    events.append({"type": "hand_scored", **_clone_json(summary)})
+    st["last_hand"] = {**summary, "tricks": [_copy_trick(t) for t in st["tricks"]]}
     events.extend(fairness.reveal(st))
     winner = game_winner(st, before, team_scores, award_team, pitcher_team, made)
     if winner is not None:

@@ -348,6 +348,11 @@ def check(state: dict, seat: int, move: dict) -> None:
 def step(state: dict, seat: int, move: dict) -> tuple[dict, list[dict]]:
     """The effect of a parsed, legal move (unchecked)."""
     st = _copy_state(state)
+    return st, _effect(st, seat, move)
+
+
+def _effect(st: dict, seat: int, move: dict) -> list[dict]:
+    """`step`'s changes, made to `st` in place; its events."""
     events: list[dict] = []
     kind = move["type"]
     if kind == "give":
@@ -356,7 +361,7 @@ def step(state: dict, seat: int, move: dict) -> tuple[dict, list[dict]]:
         _pass(st, seat, events)
     else:
         _play(st, seat, move["cards"], events)
-    return st, events
+    return events
 
 
 # --- the exchange (P-3) ---------------------------------------------------------------------------
@@ -1043,6 +1048,10 @@ class President(Game):
 
     def step(self, state, seat, move):
         return step(state, seat, move)
+
+    def advance(self, state, seat, move):
+        _effect(state, seat, move)
+        return state
 
     def timeout_move(self, state, seat, rng=None):
         hand = state["hands"][seat]

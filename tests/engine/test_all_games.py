@@ -1,7 +1,7 @@
 """One engine test run over every registered game (the OpenSpiel habit). The
 checks speak only the interface of `games.engine.base.Game`, so a fourth game gets them by
 registering: seeded random playthroughs (bounded), replay equals the stored state, `step`
-after `check_move` equals `apply`, legal-listed-means-applies, rejected-means-unlisted, card
+after `check_move` equals `apply` (and `advance`, in place, equals `step`), legal-listed-means-applies, rejected-means-unlisted, card
 conservation (`cards`), hidden cards (`secret_cards` never in that seat's view or events),
 determinize consistency and api.md's `turn` (the one seat to act, else null).
 
@@ -339,6 +339,22 @@ def check_step_equals_apply(game: base.Game, seed: int) -> None:
         assert state == frozen  # engines never mutate the state they are given
 
 
+def check_advance_equals_step(game: base.Game, seed: int) -> None:
+    """`advance` (the playouts' step in place) gives the state `step` gives, and advancing the
+    state a `step` returned, move after move, never changes the state that step was given (the
+    search plays every candidate from one sample)."""
+    steps = states(game, seed)
+    for state, seat, move, after, _ in steps:
+        assert game.advance(copy.deepcopy(state), seat, game.parse_move(state, seat, move)) == after
+    first, seat, move, _, _ = steps[0]
+    frozen = copy.deepcopy(first)
+    playing = game.step(first, seat, game.parse_move(first, seat, move))[0]
+    for _, seat, move, after, _ in steps[1:]:
+        playing = game.advance(playing, seat, game.parse_move(playing, seat, move))
+        assert playing == after
+    assert first == frozen
+
+
 def check_listed_moves_apply(game: base.Game, seed: int) -> None:
     """Every move `legal_moves` lists for a seat that may act is accepted by `apply`."""
     for state, _, _, _, _ in probed(states(game, seed)):
@@ -461,6 +477,7 @@ CHECKS = [
     check_replay,
     check_result,
     check_step_equals_apply,
+    check_advance_equals_step,
     check_listed_moves_apply,
     check_rejected_unlisted,
     check_cards_conserved,

@@ -343,6 +343,22 @@ def test_the_playout_view_gives_easy_the_same_decision():
         assert bots.easy(bots._playout_view(st, seat), random.Random(i)) == full
 
 
+@pytest.mark.parametrize("explore", [None, 0.5])
+def test_the_playout_policy_decides_and_draws_as_easy_on_the_playout_view(monkeypatch, explore):
+    """`_policy` builds only the plays easy weighs (`play_options`): the same move and the same
+    draws from the generator as easy on the playout view, in every phase, with house rules,
+    votes and random choices among every listed move (`explore`: made frequent)."""
+    if explore is not None:
+        monkeypatch.setattr(bots, "EXPLORE", explore)
+    checked = 0
+    for i, (st, seat) in enumerate(random_positions(seed=9, games=12, every=1)):
+        ours, theirs = random.Random(i), random.Random(i)
+        assert bots._policy(st, seat, ours) == bots.easy(bots._playout_view(st, seat), theirs)
+        assert ours.getstate() == theirs.getstate()
+        checked += 1
+    assert checked > 2000
+
+
 def test_hard_is_deterministic_given_rng(small_budget):
     for i, (st, seat) in enumerate(random_positions(seed=8, games=4, every=29)):
         view = G.view(st, seat)

@@ -352,6 +352,8 @@ def test_the_playout_policy_is_easy_on_the_engine_view():
             view = G.view(st, seat)
             assert pitch.fast_view(st, seat) == view
             assert bots.playout_policy(st, seat, random.Random(0)) == bots.easy(view, random.Random(0))
+            if st["phase"] == "play":
+                assert pitch.playable(st, st["hands"][seat]) == [m["card"] for m in view["legal_moves"]]
 
 
 def test_hard_budget_is_bounded_and_shared_by_the_candidates():

@@ -322,6 +322,17 @@ def test_playout_view_gives_easy_the_same_decision_as_the_engine_view():
         assert bots.easy(bots.playout_view(state, seat), random.Random(0)) == full
 
 
+def test_the_playout_policy_makes_easys_move_without_listing_the_moves():
+    """`_policy` reads easy's (rank, size) choices from the state instead of the legal moves:
+    the same move, every phase, variation and table size."""
+    checked = 0
+    for state, seat in positions(seed=43, games=24):
+        expected = bots.easy(bots.playout_view(state, seat), random.Random(0))
+        assert bots._policy_for(state["options"])(state, seat, random.Random(0)) == expected, (state, seat)
+        checked += 1
+    assert checked > 2000
+
+
 # --- (d) strength ----------------------------------------------------------------------------
 def mean_place(policy, others, games, seed):
     """The mean finishing place of `policy` (0 first .. 1 last) in one-hand games against
@@ -446,6 +457,34 @@ def test_a_deal_that_contradicts_a_pass_is_refused():
     assert not bots._fits(bots._pass_evidence(later), me=0)(sample(["5S"]))
     # A revolution changes the order: no evidence is drawn.
     assert bots._pass_evidence(history + [{"type": "revolution", "active": True}]) == []
+
+
+def test_the_redeals_judge_a_hand_as_consistent_does():
+    """`_agrees` (the redeals' counts per strength) answers `_consistent` on every kind of
+    decision: leads, passes and follows, with hands large and small, going out included."""
+    rng = random.Random(7)
+    deck = cards.standard_deck()
+    ranks = [r for r in bots.ORDER]
+    seen = {True: 0, False: 0}
+    for _ in range(20000):
+        pool = rng.sample(deck, rng.randint(1, 18))
+        cut = rng.randint(0, len(pool))
+        hand, later = pool[:cut], pool[cut:]
+        kind = rng.choice(["lead", "pass", "follow"])
+        standing = None if kind == "lead" else (rng.randrange(13), rng.randint(1, 4))
+        played = None
+        if kind != "pass":
+            held = [bots._RANK[c] for c in pool]
+            rank = rng.choice(held) if rng.random() < 0.8 else rng.choice(ranks)
+            played = (rank, rng.randint(1, 4) if rng.random() < 0.3 else max(1, held.count(rank) - rng.randint(0, 1)))
+        expected = bots._consistent(bots._counts(hand, later), kind, standing, played)
+        now = [0] * 14
+        for c in hand:
+            now[bots._STRENGTH_OF[c]] += 1
+        assert bots._agrees(now, len(hand), bots._check(kind, standing, played, later)) == expected, (
+            hand, later, kind, standing, played)
+        seen[expected] += 1
+    assert min(seen.values()) > 2000
 
 
 # --- the hard bot's score in a hand that can end the game (P-6 points, P-7 the end) -------------

@@ -143,23 +143,35 @@ class Lopti(Game):
                 if f
             ]
             return moves + [{"type": "keep"}]
-        moves = []
-        hand = state["hands"][seat]
-        if hand:
-            for rank, group in itertools.groupby(hand, key=_rank):
-                group = list(group)
-                for k in range(1, len(group) + 1):
-                    if core._illegal_reason(state, seat, rank, k) is None:
-                        moves.extend(
-                            {"type": "play", "cards": list(c)} for c in itertools.combinations(group, k)
-                        )
-        elif core._face_down_phase(state, seat):
-            moves.extend(
-                {"type": "play_face_down", "index": i} for i, c in enumerate(state["face_down"][seat]) if c
-            )
-        if state["pile"]:  # L-4.5, L-9.4
+        plays, face_down, take = self.play_options(state, seat)
+        moves = [{"type": "play", "cards": list(c)} for group, k in plays for c in itertools.combinations(group, k)]
+        moves.extend({"type": "play_face_down", "index": i} for i in face_down)
+        if take:
             moves.append({"type": "take_pile"})
         return moves
+
+    def play_options(self, state: dict, seat: int) -> tuple[list[tuple[list[str], int]], list[int], bool]:
+        """The play phase's `legal_moves` for the seat to play, in parts, for a caller that
+        does not want every move built (the bots' playouts): the plays as (group, count), in
+        the listed order (each group of one rank in hand order, each count from one up;
+        every `count` cards of the group are a move, its first `count` the first listed), the
+        face-down positions that may be played, and whether the pile may be taken."""
+        plays: list[tuple[list[str], int]] = []
+        face_down: list[int] = []
+        hand = state["hands"][seat]
+        if hand:
+            pile = state["pile"]
+            top = _rank(pile[-1]) if pile else None
+            for rank, group in itertools.groupby(hand, key=_rank):
+                group = list(group)
+                if rank == top:  # L-5.4: how many count on the top rank
+                    plays.extend((group, k) for k in range(1, len(group) + 1)
+                                 if core._illegal_reason(state, seat, rank, k) is None)
+                elif core._illegal_reason(state, seat, rank, 1) is None:  # L-5: else the rank alone decides
+                    plays.extend((group, k) for k in range(1, len(group) + 1))
+        elif core._face_down_phase(state, seat):
+            face_down = [i for i, c in enumerate(state["face_down"][seat]) if c]
+        return plays, face_down, bool(state["pile"])  # L-4.5, L-9.4: a pile, when there is one, may be taken
 
     def timeout_move(self, state: dict, seat: int, rng=None) -> dict:
         """L-12.2-12.4 for a vote or duel (abstain, no champion, a random throw from `rng`);
@@ -197,6 +209,9 @@ class Lopti(Game):
     def step(self, state: dict, seat: int | None, move: dict) -> tuple[dict, list[dict]]:
         ctx = moves.step(state, seat, move)
         return ctx.state, ctx.events
+
+    def advance(self, state: dict, seat: int | None, move: dict) -> dict:
+        return moves.step(state, seat, move, in_place=True).state
 
     def apply_in_context(self, state: dict, seat: int | None, move: dict) -> _Ctx:
         """`apply`'s checks, then the step returning its whole context: the new state, the
@@ -248,9 +263,10 @@ class Lopti(Game):
         """Every card a seat holds: hand, face-up and face-down (public counts)."""
         return core.held(state, seat)
 
-    def policy_view(self, state: dict, seat: int) -> dict:
+    def policy_view(self, state: dict, seat: int, *, moves: bool = True) -> dict:
         """The part of `view(state, seat)` a fast playout policy reads (the easy bot), built
-        without copies: a playout never keeps or edits it. For simulations on full states."""
+        without copies: a playout never keeps or edits it. For simulations on full states.
+        `moves=False` leaves out `legal_moves` (for a caller that reads `play_options`)."""
         pile = state["pile"]
         seats = [
             {
@@ -274,7 +290,7 @@ class Lopti(Game):
                 "rules": state["rules"],
                 "direction_reversed": state.get("reversed", False),
             },
-            "legal_moves": self.legal_moves(state, seat),
+            **({"legal_moves": self.legal_moves(state, seat)} if moves else {}),
         }
 
     def scores(self, state: dict) -> list[int]:

@@ -477,9 +477,10 @@ def check(st: dict, seat, move: dict) -> None:
     MOVES[move["type"]].check(st, seat, move)
 
 
-def step(st: dict, seat, move: dict) -> _Ctx:
-    """The move's effect on a copy of `st`, unchecked; the context holds state and events."""
+def step(st: dict, seat, move: dict, *, in_place: bool = False) -> _Ctx:
+    """The move's effect on a copy of `st` (on `st` itself with `in_place`, which keeps no
+    record of the base events fired), unchecked; the context holds state and events."""
     spec = MOVES[move["type"]]
-    ctx = _Ctx(core._clone(st), effects.fire if spec.fires else None)
+    ctx = _Ctx(st if in_place else core._clone(st), effects.fire if spec.fires else None, record=not in_place)
     spec.handler(ctx, seat, move)
     return ctx

@@ -161,10 +161,12 @@ class _Ctx:
     """One `apply` call: the state being changed, the move-log events, the base events fired,
     and the house-rule engine (`hook`, None for the table's first deal, which has no rules)."""
 
-    def __init__(self, state: dict, hook=None):
+    def __init__(self, state: dict, hook=None, record: bool = True):
+        """`record=False`: the base events fired are not kept (`fired` is None), for a step
+        whose caller reads only the new state (`Game.advance`)."""
         self.state = state
         self.events: list[dict] = []
-        self.fired: list[dict] = []
+        self.fired: list[dict] | None = [] if record else None
         self.hook = hook
         self.in_effect = False  # L-11.7: effects of house rules never trigger house rules
         self.protected: set[int] = set()  # seats playing their last card (L-11.3: no rule stops a win)
@@ -194,7 +196,8 @@ class _Ctx:
 def _fire(ctx: _Ctx, event: str, timing: str, **facts) -> None:
     """A base event of L-11.7 ("before" or "after" it happens); `facts["seat"]` is its actor.
     House rules act here, except on the base events that their own effects cause."""
-    ctx.fired.append({"event": event, "timing": timing, **facts})
+    if ctx.fired is not None:
+        ctx.fired.append({"event": event, "timing": timing, **facts})
     if ctx.hook is not None and not ctx.in_effect:
         ctx.hook(ctx, event, timing, facts)
 
