@@ -253,18 +253,20 @@ def _chain(table: Table, writes: MoveWrites, more: int, until: float | None, log
 
 def table_bot_step(*, table_id, version: int | None = None) -> bool:
     """One move for the first bot-controlled seat that must act, chosen from that seat's
-    view only: decided off the lock, then submitted through the command path if the table
-    is still at the version the bot read; a stale decision is made again (BOT_TRIES)."""
+    view only: a quick rule decided under the lock; a search decided off the lock, then
+    submitted through the command path if the table is still at the version the bot read (a
+    stale decision is made again, BOT_TRIES)."""
     return _bot_step(table_id, version) is not None
 
 
 def table_bot_run(*, table_id, version: int | None = None) -> int:
     """The bot task: the table's bot moves from `version` on, for as long as a bot must act
-    with no delay after the last one, up to BOT_RUN_MOVES moves or BOT_RUN_SECONDS. Each is a
-    `table_bot_step` move: decided off the lock, applied under the lock in its own transaction
-    only if the table is still at the version the last move left (so its commit, version and
-    wake-up are its own, and a duplicate or late task plays nothing); the follow-up task of
-    each move the run plays on from is not queued (`follow_ups.bot_run`). Where the run stops
+    with no delay after the last one, up to BOT_RUN_MOVES moves or BOT_RUN_SECONDS. Each step
+    (`_bot_step`) is a move applied under the lock only if the table is still at the version the
+    last move left (so a duplicate or late task plays nothing), with the quick bots that follow
+    it chained in its transaction; every move keeps its own version and log entry, and the run
+    wakes the waiters once, at its end (`follow_ups.bot_run`, which also takes the follow-up of
+    each move the run plays on from instead of queueing a task). Where the run stops
     at its bound, the turn left is queued as a new task; with `bot_delay` > 0 every move's own
     commit queues the next, after its delay. Returns the moves made."""
     started = time.monotonic()
