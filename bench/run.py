@@ -27,7 +27,8 @@ template, see bench/stack.py), WORKERS (2), FLOORS ("uvicorn gthread": which flo
 GTHREADS (threads per gunicorn worker: CONC within 4..8), PAIRS (read read304 play), BOTS (0),
 WAIT (30: the ?wait= of the play clients; 0 = poll every POLL_INTERVAL s), THROTTLES (1),
 DB_CONN_MAX_AGE (0, given to the project and the uvicorn floor), WORKER_DB_CONN_MAX_AGE (60, the
-bots pair's Celery worker, as docker/env.example), PROJECT_ENV ("K=V ..." extra
+bots pair's Celery worker, as docker/env.example), WORKER_CONCURRENCY (4, its processes, as
+docker/entrypoint.sh), PROJECT_ENV ("K=V ..." extra
 for the project), OUT.
 """
 
@@ -332,7 +333,7 @@ def main():
         same_bodies({f: (f"http://127.0.0.1:{ports[f]}/floor/state", tokens[f][0]) for f in floors})
         if "bots" in cfg["pairs"]:
             # The worker as docker/env.example runs it: its connections kept (DB_CONN_MAX_AGE 60).
-            stack.start("worker", [PYTHON, "-m", "celery", "-A", "config", "worker", "-c", os.environ.get("WORKER_CONCURRENCY", "2"),
+            stack.start("worker", [PYTHON, "-m", "celery", "-A", "config", "worker", "-c", os.environ.get("WORKER_CONCURRENCY", "4"),
                                   "--loglevel", "WARNING"],
                         env={**penv, "DB_CONN_MAX_AGE": environ_worker_age()})
         play_args = ["--wait", str(cfg["wait"]), "--poll-interval", str(cfg["poll_interval"]),

@@ -43,7 +43,7 @@ case "${1:-web}" in
     # JSON log lines only (config/task_logs.py): --quiet leaves out the start-up banner.
     metrics_dir
     export METRICS_PORT="${METRICS_PORT:-9808}"
-    exec celery -A config --quiet worker --loglevel "${LOG_LEVEL:-INFO}" --concurrency "${CELERY_CONCURRENCY:-2}"
+    exec celery -A config --quiet worker --loglevel "${LOG_LEVEL:-INFO}" --concurrency "${CELERY_CONCURRENCY:-4}"
     ;;
   beat)
     # Exactly one beat per deployment: it schedules the deadline and bot sweep.
