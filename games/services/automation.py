@@ -137,12 +137,11 @@ def _bot_decision(table_id, version: int | None, known: _Moved | None = None) ->
         return None
     if version is not None and table.version != version:
         return None
-    engine = engine_for(table)
-    rows = seat_rows(table)
-    seat = next((s for s in engine.to_act(table.state) if rows[s].bot_controlled), None)
-    if seat is None:
+    turn = _bot_turn(table)
+    if turn is None:
         return None
-    level = rows[seat].bot_level or "easy"
+    seat, level = turn
+    engine = engine_for(table)
     # The bot sees only its seat's view, and (the bots that remember) the table's events as
     # its seat may see them: what a player there could read in the move log.
     log = history = None
@@ -179,13 +178,9 @@ def _bot_step(table_id, version: int | None, known: _Moved | None = None, *, mor
             table = lock_table(table_id, with_seats=True)
             if table.version == decision.version:
                 # Same version: same state, same seats and the same bot control as decided on.
-                writes = MoveWrites()
-                events, _ = apply_move(table, seat=decision.seat, move=decision.move, by=Move.By.BOT, writes=writes)
-                # The events as the log stores them (JSON), appended for the run's next bot.
-                log = None if decision.log is None else [*decision.log, *json.loads(json.dumps(events))]
-                moved = 1 + _chain(table, writes, more, until, log)
-                writes.flush(table)
-                return _Moved(table, log, moved)
+                # The log as the table's events stand (JSON), extended for the run's next bot.
+                log = None if decision.log is None else list(decision.log)
+                return _play(table, decision.seat, decision.move, more, until, log)
         # The table changed while the bot thought (a human's move, a player back, another
         # worker's bot move): decide again on what it is now, if a bot still must act.
         version = known = None
@@ -211,17 +206,29 @@ def _quick_step(table_id, version: int | None, more: int, until: float | None):
         seat, level = turn
         if not bots.decides_at_once(table.game, level):
             return _SEARCH
-        writes = MoveWrites()
-        apply_move(table, seat=seat, move=_decide(table, seat, level), by=Move.By.BOT, writes=writes)
-        moved = 1 + _chain(table, writes, more, until, None)
-        writes.flush(table)
-        return _Moved(table, None, moved)
+        return _play(table, seat, _decide(table, seat, level), more, until, None)
 
 
-def _bot_turn(table: Table) -> tuple[int, str] | None:
-    """(seat, level) of the first bot-controlled seat that must act on the table, or None."""
+def _play(table: Table, seat: int, move: dict, more: int, until: float | None, log: list[dict] | None) -> _Moved:
+    """On the locked table: the bot's move, the quick bots' chained after it (`_chain`), their
+    rows written once; `log` (a remembering bot's) gets their events."""
+    writes = MoveWrites()
+    events, _ = apply_move(table, seat=seat, move=move, by=Move.By.BOT, writes=writes)
+    if log is not None:
+        log.extend(json.loads(json.dumps(events)))
+    moved = 1 + _chain(table, writes, more, until, log)
+    writes.flush(table)
+    return _Moved(table, log, moved)
+
+
+def _bot_turn(table: Table, *, alone: bool = False) -> tuple[int, str] | None:
+    """(seat, level) of the first bot-controlled seat that must act on the table, or None
+    (also, with `alone`, when more than one seat must act)."""
+    to_act = engine_for(table).to_act(table.state)
+    if alone and len(to_act) != 1:
+        return None
     rows = seat_rows(table)
-    seat = next((s for s in engine_for(table).to_act(table.state) if rows[s].bot_controlled), None)
+    seat = next((s for s in to_act if rows[s].bot_controlled), None)
     return None if seat is None else (seat, rows[seat].bot_level or "easy")
 
 
@@ -239,9 +246,7 @@ def _chain(table: Table, writes: MoveWrites, more: int, until: float | None, log
     while moved < more and (until is None or time.monotonic() < until):
         if table.status != Table.Status.ACTIVE or table.bot_delay > 0:
             break
-        if len(engine_for(table).to_act(table.state)) != 1:
-            break
-        turn = _bot_turn(table)
+        turn = _bot_turn(table, alone=True)
         if turn is None or not bots.decides_at_once(table.game, turn[1]):
             break
         events, _ = apply_move(table, seat=turn[0], move=_decide(table, *turn), by=Move.By.BOT, writes=writes)

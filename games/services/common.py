@@ -145,6 +145,10 @@ def seat_rows(table: Table, players: tuple[int, ...] | list[int] | None = None) 
     return {seat: rows[player] for seat, player in enumerate(players)}
 
 
+# What every change saves besides its own fields (`bump`).
+BUMPED_FIELDS = ["version", "updated_at", "bot_pending"]
+
+
 def bump(
     table: Table,
     *,
@@ -164,8 +168,7 @@ def bump(
     # Read by the sweep to find bots whose queued move was lost; saved with the change.
     table.bot_pending = facts[3]
     if save:
-        fields = None if update_fields is None else [*update_fields, "version", "updated_at", "bot_pending"]
-        table.save(update_fields=fields)
+        table.save(update_fields=None if update_fields is None else [*update_fields, *BUMPED_FIELDS])
     _publish(table, facts, mover=mover, result=result, move=move)
 
 
@@ -237,7 +240,7 @@ class MoveWrites:
     def flush(self, table: Table) -> None:
         if not self.records:
             return
-        table.save(update_fields=[*MOVE_FIELDS, "version", "updated_at", "bot_pending"])
+        table.save(update_fields=[*MOVE_FIELDS, *BUMPED_FIELDS])
         Move.objects.bulk_create(self.records)
         self.records = []
 

@@ -52,9 +52,9 @@ def wake_waiters(change: changes.Change) -> None:
     move before it (three reads a human move at a table of one human and three bots). The
     move log and the SSE streams lose nothing (a stream sends the latest state, coalescing
     changes that come faster than it reads: docs/api.md)."""
-    run = _bot_run.get()
-    if run is not None and run.table_id == change.table_id:
-        if change.bot_to_act and change.bot_delay <= 0:
+    run = _run_of(change)
+    if run is not None:
+        if _run_plays_on(change):
             run.wake = (change.version, _snapshot(change))
             return
         run.wake = None  # this wake-up is later than the one held
@@ -112,13 +112,24 @@ def bot_run(table_id):
             notify.table_changed(run.table_id, version, snapshot=snapshot)
 
 
-def _taken_by_run(change: changes.Change) -> bool:
-    """Whether the running bot run of this table plays the bot turn `change` leaves (it takes
-    only turns without a delay: with `bot_delay` > 0 each move stays a task queued after it)."""
+def _run_of(change: changes.Change) -> BotRun | None:
+    """The bot run of `change`'s table running in this thread, if any."""
     run = _bot_run.get()
-    if run is None or run.table_id != change.table_id:
+    return run if run is not None and run.table_id == change.table_id else None
+
+
+def _run_plays_on(change: changes.Change) -> bool:
+    """Whether the run plays the turn `change` leaves: a bot's, without a delay (with
+    `bot_delay` > 0 each move stays a task queued after it)."""
+    return change.bot_to_act and change.bot_delay <= 0
+
+
+def _taken_by_run(change: changes.Change) -> bool:
+    """Whether the running bot run of this table plays the bot turn `change` leaves."""
+    run = _run_of(change)
+    if run is None:
         return False
-    if change.bot_delay > 0 or not change.bot_to_act:
+    if not _run_plays_on(change):
         # A later change of the run's transaction (a chain of quick bots) that leaves no bot
         # turn to the run: the turns the earlier ones left were played in it.
         run.next = None

@@ -2,9 +2,11 @@
 
 import re
 import signal
+import time
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from games import tasks
@@ -92,11 +94,8 @@ def test_the_worker_keeps_its_postgresql_connection_across_tasks(worker, make_us
     opening one (Celery's Django fixup would close it after every task). Counted by PostgreSQL
     itself: the sessions opened on the test database while a human plays six moves, each
     followed by a bot task."""
-    from django.db import connection
-
     if connection.vendor != "postgresql":
         pytest.skip("counts PostgreSQL sessions (CI's PostgreSQL pass runs it)")
-    import time
 
     def sessions() -> int:
         time.sleep(1.2)  # a backend reports its statistics at most once a second
