@@ -19,7 +19,8 @@ Environment: TABLES (50), WAITERS (20 per table), WAIT (30), SPECTATORS (100), S
 ROUNDS (1 per setup), STAGGER (0: all movers at once; else seconds between one table's move and the next),
 MODES ("pgredis makerun"), SERVER, WORKERS (2), DB_CONN_MAX_AGE (0), PROJECT_ENV, OUT,
 KIND (poll: the waiters are `?wait=` long-polls; sse: event streams, `GET /tables/{id}/events`
-with Last-Event-ID, answered by their first event of a later version).
+with Last-Event-ID, answered by their first event of a later version), DUMP (a file: each round's
+answers and moves, with their times, appended as one JSON line: which tables' waiters were late).
 Prints a Markdown table; JSON lines to bench/results/. Asserts nothing about time.
 """
 
@@ -225,6 +226,9 @@ async def one_round(cfg, port, seeded, server, stack) -> dict:
             errors[key] = errors.get(key, 0) + 1
         else:
             wake.append((rec["t"] - move["done"]) * 1000)
+    if os.environ.get("DUMP"):
+        with open(os.environ["DUMP"], "a") as f:
+            f.write(json.dumps({"answers": answers, "moves": moves}) + "\n")
     n = cfg["tables"] * cfg["waiters"]
     if n - len(answers):
         errors["no answer"] = n - len(answers)

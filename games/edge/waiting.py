@@ -7,10 +7,10 @@ connection.
   process's change through Redis (the room's listener task) or, without Redis, the room's batched
   re-check of every waited table's version (one query per LONGPOLL_RECHECK_SECONDS). A listener
   that (re)connects wakes every waiter once, so a message lost while it was away costs a re-read.
-- **One read per change.** The waiters a change woke need the table at that version: `table_at`
-  gives them the room's newest copy of it — the one the committing move handed over (its seats
-  and players read under the lock), or one read shared by all of them, on threads of their own
-  (games.edge.threads). `view` renders it once per seat (all spectators see the same state).
+- **One read per change, or none.** The waiters a change woke need the table at that version:
+  `table_at` gives them the room's newest copy of it — the one the committing move handed over
+  (its seats and players read under the lock; from another process, carried by its message:
+  games.notify), or one read shared by all of them, on threads of their own (games.edge.threads). `view` renders it once per seat (all spectators see the same state).
 - **One lifetime.** The room keeps, per waited table, that newest copy and its rendered views for
   HOLD_SECONDS after they were taken, and only while someone waits on the table; a copy past
   the table's deadline is never used (a read enforces the deadline).
@@ -266,7 +266,16 @@ class Room:
             # which other processes then honoured only when their cache entry ran out.
             tokens.forget_local(data.split())
             return
-        self.changed(*notify.parse(data))
+        table_id, version, carried = notify.parse(data)
+        waited = self.tables.get(table_id)
+        if waited is None:
+            return  # nobody waits on it here
+        snapshot = None
+        if carried is not None and (waited.copy is None or waited.copy.table.version < version):
+            # The committed table came with the message: the waiters answer from it, as they
+            # would from this process's own move, instead of reading it.
+            snapshot = notify.decode_table(carried)
+        self.changed(table_id, version, snapshot)
 
     async def _listen(self) -> None:
         """One Redis subscriber per loop, for as long as the loop runs. It pings Redis every
