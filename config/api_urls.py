@@ -34,6 +34,7 @@ urlpatterns = [
     path("tables/<uuid:table_id>/export", fairness_apis.TableExportApi.as_view(), name="table-export"),
     path("replays/verify", fairness_apis.ReplayVerifyApi.as_view(), name="replays-verify"),
     path("tables/<uuid:table_id>/events", push_apis.TableEventsApi.as_view(), name="table-events"),
+    path("stream/events", push_apis.AccountEventsApi.as_view(), name="stream-events"),
     path("tables/<uuid:table_id>/house-rules", lopti_apis.HouseRulesApi.as_view(), name="lopti-house-rules"),
     path("tables/<uuid:table_id>/house-rules/<int:rule_id>", lopti_apis.HouseRuleDetailApi.as_view(), name="lopti-house-rule"),
     path("tables/<uuid:table_id>/rule-votes", lopti_apis.RuleVotesApi.as_view(), name="lopti-votes"),

@@ -19,6 +19,7 @@ app.autodiscover_tasks()
 app.conf.beat_schedule = {
     "sweep-deadlines-and-bots": {"task": "games.tasks.sweep", "schedule": 5.0},
     "purge-idempotency-keys": {"task": "games.tasks.purge_idempotency_keys", "schedule": 3600.0},
+    "purge-account-events": {"task": "games.tasks.purge_account_events", "schedule": 3600.0},
 }
 
 

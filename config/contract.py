@@ -16,7 +16,7 @@ TAGS = [
     {"name": "tables", "description": "The games catalogue and tables: create, find, join, leave, start, bots, come back"},
     {"name": "moves", "description": "Playing: your view of a table (the state, long-polled), the moves and the move log"},
     {"name": "lopti", "description": "Lopti's own operations: house rules, rule votes, duels and sessions (docs/rules/lopti.md)"},
-    {"name": "push", "description": "Being told: a table's event stream (Server-Sent Events) and your webhooks and their deliveries"},
+    {"name": "push", "description": "Being told: a table's event stream and your account stream (Server-Sent Events), your webhooks and their deliveries"},
     {"name": "fair-deals", "description": "Fair deals: a finished table's export, with the deals' commitments, and its verification"},
     {"name": "ratings", "description": "Leaderboards and players' ratings"},
     {"name": "lobby", "description": "Quick play: be seated at a rated table with players of your level"},
@@ -30,7 +30,7 @@ OPERATION_TAGS = {
     "tables_join": "tables", "tables_leave": "tables", "tables_bots_add": "tables", "tables_back": "tables",
     "tables_start": "tables",
     "tables_state": "moves", "tables_moves_list": "moves", "tables_moves_create": "moves",
-    "tables_events": "push", "me_webhooks_list": "push", "me_webhooks_create": "push", "me_webhooks_retrieve": "push",
+    "tables_events": "push", "stream_events": "push", "me_webhooks_list": "push", "me_webhooks_create": "push", "me_webhooks_retrieve": "push",
     "me_webhooks_update": "push", "me_webhooks_delete": "push", "me_webhooks_deliveries": "push",
     "tables_export": "fair-deals", "replays_verify": "fair-deals",
     "leaderboards_retrieve": "ratings", "players_retrieve": "ratings",
@@ -296,10 +296,42 @@ def postprocess_examples(result, generator, **kwargs):
 
 # --- the table's event stream -----------------------------------------------------------------
 def postprocess_stream(result, generator, **kwargs):
-    """The stream's event schema (games.api.push.SSE_EVENT) as a component of its own,
-    `TableStreamEvent`, whose `data` names `State` as its content schema."""
-    stream = result["paths"]["/api/v1/tables/{table_id}/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]
-    if "$ref" not in stream["schema"]:
-        result["components"]["schemas"]["TableStreamEvent"] = stream["schema"]
-        stream["schema"] = {"$ref": "#/components/schemas/TableStreamEvent"}
+    """The streams' event schemas (games.api.push.SSE_EVENT, ACCOUNT_SSE_EVENT) as components of
+    their own: `TableStreamEvent`, whose `data` names `State` as its content schema, and
+    `AccountStreamEvent`, whose `data` names `AccountEvent` (one body per event type)."""
+    for path, name in (("/api/v1/tables/{table_id}/events", "TableStreamEvent"),
+                       ("/api/v1/stream/events", "AccountStreamEvent")):
+        stream = result["paths"][path]["get"]["responses"]["200"]["content"]["text/event-stream"]
+        if "$ref" not in stream["schema"]:
+            result["components"]["schemas"][name] = stream["schema"]
+            stream["schema"] = {"$ref": f"#/components/schemas/{name}"}
+    schemas = result["components"]["schemas"]
+    data = account_event_data()
+    for event, shape in data.items():
+        body = webhook_body(event, shape)
+        body["description"] = f"A `{event}` event of your account stream"
+        body["properties"]["id"] = {"type": "integer", "minimum": 1, "description": "the event's id on your stream"}
+        schemas[_camel(event) + "AccountEvent"] = body
+    schemas["AccountEvent"] = {
+        "description": "An event of your account stream (its `data:` line), told apart by `type`",
+        "oneOf": [{"$ref": f"#/components/schemas/{_camel(e)}AccountEvent"} for e in data],
+        "discriminator": {"propertyName": "type",
+                          "mapping": {e: f"#/components/schemas/{_camel(e)}AccountEvent" for e in data}},
+    }
     return result
+
+
+def account_event_data() -> dict[str, dict]:
+    """What each account event's `data` holds: the webhooks' events, and the invitations'."""
+    from games.services.account_events import EVENTS
+
+    data = webhook_data()
+    table_facts = {"type": "object", "description": "facts about the event's invitation or table (public only)"}
+    for event in ("invited", "invitation_declined", "rematch_offered"):
+        data[event] = {**table_facts, "description": {
+            "invited": "You were invited to a table (accept or decline it: /me/invitations)",
+            "invitation_declined": "A player declined your invitation",
+            "rematch_offered": "A player of your finished table opened its rematch and invited you",
+        }[event]}
+    assert set(data) == set(EVENTS), "every account event is documented"
+    return data

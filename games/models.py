@@ -268,3 +268,32 @@ class QuickPlayLock(models.Model):
     per player and game (`player:<id>:<game>`), so one player is queued once per game."""
 
     key = models.CharField(max_length=64, unique=True)
+
+
+class AccountEvent(models.Model):
+    """The account stream's outbox (docs/api.md, "Account stream, invitations and rematch"): one
+    event for one user, written in the transaction of the change that causes it, so a committed
+    change never loses its events and a rolled-back one never sends any (games.services.
+    account_events). `seq` is the event's id on the user's stream: given per user, in the order
+    the events became visible (`account_events.number`), so a stream resuming after a `seq`
+    misses nothing that committed later with a smaller row id."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_events")
+    type = models.CharField(max_length=32)
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, null=True, blank=True, related_name="account_events")
+    version = models.PositiveIntegerField(null=True, blank=True, help_text="the table's version the event is of")
+    data = models.JSONField(default=dict)
+    created = models.DateTimeField(db_index=True)
+    seq = models.PositiveBigIntegerField(null=True, blank=True, help_text="the id on the user's stream, once numbered")
+
+    class Meta:
+        ordering = ["user", "seq", "id"]
+        constraints = [models.UniqueConstraint(fields=["user", "seq"], name="unique_account_event_seq")]
+
+
+class AccountEventSeq(models.Model):
+    """Per user, the last `seq` given to one of their account events: its row is the lock under
+    which their events are numbered, one reader at a time."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    last = models.PositiveBigIntegerField(default=0)

@@ -52,6 +52,22 @@ def table_changed(table_id, version: int | None = None, snapshot=None) -> None:
         _publish(message if carried is None else f"{message} {carried}")
 
 
+def account_key(user_id) -> str:
+    """The waiting room's key of a user's account stream (beside the tables' ids)."""
+    return f"account:{user_id}"
+
+
+def account_changed(user_ids) -> None:
+    """Called on commit of account events (games.services.account_events) for these users: their
+    streams in this process, and with Redis in every web process, read their news."""
+    for user_id in user_ids:
+        key = account_key(user_id)
+        for fn in list(_listeners):
+            fn(key, None, None)
+        if settings.REDIS_URL:
+            _publish(key)
+
+
 # While Redis is down, a commit does not try to publish (a stopped Redis would cost each commit
 # its socket timeout): the waiters of other processes fall back to re-checking every
 # LONGPOLL_RECHECK_SECONDS.

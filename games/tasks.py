@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from games import scheduling
 from games.models import Table
-from games.services import automation, idempotency, lobby, webhooks
+from games.services import account_events, automation, idempotency, lobby, webhooks
 
 SWEEP_SECONDS = 5.0
 _eager = threading.local()
@@ -71,6 +71,12 @@ def sweep() -> int:
 def purge_idempotency_keys() -> int:
     """Beat, hourly: idempotency records are kept 24 hours."""
     return idempotency.idempotency_purge()
+
+
+@shared_task(ignore_result=True)
+def purge_account_events() -> int:
+    """Beat, hourly: account stream events are kept 24 hours (games.services.account_events)."""
+    return account_events.prune()
 
 
 @shared_task(ignore_result=True)

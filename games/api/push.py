@@ -1,5 +1,5 @@
-"""Push endpoints (api.md, "Push: event streams and webhooks"): the documented face of the
-event stream, and the user's webhooks."""
+"""Push endpoints (api.md, "Push: event streams and webhooks", "Account stream"): the documented
+faces of the table and account event streams, and the user's webhooks."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from rest_framework.views import APIView
 
 from accounts.scopes import READ, WEBHOOKS
 from config.schema import errors
-from games.edge import events
+from games.edge import account, events
 from games.edge.http import Renderer, Request, to_django
-from games.services import webhooks
+from games.services import account_events, webhooks
 
 
 class _JsonErrors(BaseContentNegotiation):
@@ -87,6 +87,65 @@ class TableEventsApi(APIView):
     )
     def get(self, request, table_id):
         answer, _ = events.opening(Request.from_django(request._request), str(table_id), request.user)
+        return to_django(answer)
+
+
+# One event of the account stream (games.edge.account); the schema becomes the
+# `AccountStreamEvent` component, whose `data` names `AccountEvent` (config.contract).
+ACCOUNT_SSE_EVENT = {
+    "type": "object",
+    "description": "An event of your account stream: `id:` its id on your stream, `event:` its type, `data:` its "
+    "body as JSON (the stream's first line is `retry:` alone; `: ping` comments keep it open)",
+    "properties": {
+        "event": {"type": "string", "enum": list(account_events.EVENTS), "description": "the event's type"},
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the event's id (resume with Last-Event-ID)"},
+        "retry": {"type": "integer", "minimum": 0, "description": "the reconnection delay, in ms"},
+        "data": {"type": "string", "contentMediaType": "application/json",
+                 "contentSchema": {"$ref": "#/components/schemas/AccountEvent"},
+                 "description": "the JSON of the AccountEvent schema: {id, type, created, table, version, data}"},
+    },
+}
+
+
+class AccountEventsApi(APIView):
+    """The thin adapter of the account stream (games.edge.account). Under the ASGI server the
+    edge serves the stream and keeps it open; a request that reaches this view (a WSGI server, a
+    test client) gets the opening — the reconnection delay and, when resuming, what it missed —
+    and the stream ends there, as the table streams do."""
+
+    scopes = {"GET": READ}
+
+    renderer_classes = [Renderer]
+    content_negotiation_class = _JsonErrors
+
+    @extend_schema(
+        operation_id="stream_events",
+        summary="Server-Sent Events stream of everything about you beyond one table",
+        description=(
+            "`text/event-stream`, one per user: `your_turn`, `timeout_warning`, `seat_away`, `table_started`, "
+            "`table_finished` (the webhooks' events, whether or not you have a webhook), `invited`, "
+            "`invitation_declined`, `rematch_offered`. Each event: `id: <n>` (increasing), `event: <type>`, "
+            "`data:` the webhook-shaped body `{id, type, created, table, version, data}` — never a card. A new "
+            "stream starts from now; `Last-Event-ID` (or `?after=<id>`) resumes with every event after it, as far "
+            "back as 24 hours. A `: ping` comment every 15 s; the server closes a stream after an hour "
+            "(reconnect with `Last-Event-ID`). Counts toward the 20 open streams per user (429)."
+        ),
+        parameters=[
+            OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": events.MAX_AFTER},
+                             description="resume after this event id (like Last-Event-ID)"),
+            OpenApiParameter("Last-Event-ID", {"type": "integer", "minimum": 0, "maximum": events.MAX_AFTER},
+                             OpenApiParameter.HEADER, description="the id of the last event you received"),
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                response=ACCOUNT_SSE_EVENT,
+                description="`retry:`, then `id:`/`event:`/`data:` events and `: ping` comments",
+            ),
+            **errors("invalid"),
+        },
+    )
+    def get(self, request):
+        answer, _ = account.opening(Request.from_django(request._request), request.user)
         return to_django(answer)
 
 

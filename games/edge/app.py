@@ -82,7 +82,7 @@ class Edge:
                         match = endpoint.path.match(scope["path"])
                         if match is not None:
                             route[0] = _route(endpoint, scope)
-                            answered = await self._serve(endpoint, match.group("table_id"), scope, receive, tracked,
+                            answered = await self._serve(endpoint, match.groupdict().get("table_id"), scope, receive, tracked,
                                                          request_id)
                             if answered is GONE:
                                 status[0] = 499  # the client left before its request was whole

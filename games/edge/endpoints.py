@@ -22,7 +22,7 @@ from config.errors import ApiError
 from config.parsers import JSONParser
 from config.sqlite3.base import DatabaseBusy
 
-from . import auth, events, moves, state, threads
+from . import account, auth, events, moves, state, threads
 from .http import Answer, Request, error
 from .policy import Policy, user_of
 
@@ -75,7 +75,7 @@ class Endpoint:
             return error_answer(exc)
 
 
-# --- the three -------------------------------------------------------------------------------
+# --- the four -------------------------------------------------------------------------------
 
 async def _state(request: Request, table_id: str, user, db) -> Answer:
     return await state.answer(request, table_id, user, db)
@@ -83,6 +83,10 @@ async def _state(request: Request, table_id: str, user, db) -> Answer:
 
 async def _events(request: Request, table_id: str, user, db) -> Answer:
     return await events.answer(request, table_id, user, db=db)
+
+
+async def _account(request: Request, table_id: None, user, db) -> Answer:
+    return await account.answer(request, table_id, user, db=db)
 
 
 def _move(request: Request, table_id: str, user, grant, policy: Policy) -> Answer:
@@ -100,7 +104,8 @@ async def _moves(request: Request, table_id: str, user, grant, policy: Policy, d
 STATE = Endpoint("state", "GET", state.PATH, "/api/v1/tables/{id}/state", state.SAMPLE, _state)
 MOVES = Endpoint("moves", "POST", moves.PATH, "/api/v1/tables/{id}/moves", moves.SAMPLE, _moves, checks_in_compute=True)
 EVENTS = Endpoint("events", "GET", events.PATH, "/api/v1/tables/{id}/events", events.SAMPLE, _events)
-ALL = (STATE, MOVES, EVENTS)
+ACCOUNT_EVENTS = Endpoint("account_events", "GET", account.PATH, "/api/v1/stream/events", account.SAMPLE, _account)
+ALL = (STATE, MOVES, EVENTS, ACCOUNT_EVENTS)
 
 
 async def serve_django(endpoint: Endpoint, request, table_id: str) -> Answer:

@@ -41,8 +41,9 @@ def event(version: int, body: bytes) -> bytes:
     return b"id: %d\nevent: state\ndata: %s\n\n" % (version, body)
 
 
-def parse_after(request: Request) -> int | None:
-    """The version the client has (`Last-Event-ID`, else `?after=`), or None; Invalid if bad."""
+def parse_after(request: Request, what: str = "a version number") -> int | None:
+    """The version (or event id) the client has (`Last-Event-ID`, else `?after=`), or None;
+    Invalid if bad."""
     raw = request.headers.get("last-event-id")
     name = "Last-Event-ID"
     if raw is None:
@@ -50,7 +51,7 @@ def parse_after(request: Request) -> int | None:
     if raw is None or raw == "":
         return None
     if not raw.isdigit() or len(raw) > 10 or int(raw) > MAX_AFTER:
-        raise Invalid(f"{name} must be a version number", {"fields": {name: [f"0..{MAX_AFTER}"]}})
+        raise Invalid(f"{name} must be {what}", {"fields": {name: [f"0..{MAX_AFTER}"]}})
     return int(raw)
 
 

@@ -34,13 +34,14 @@ from django.core.exceptions import SynchronousOnlyOperation
 from accounts import tokens
 from config import metrics
 from games import notify, selectors
-from games.services import automation
+from games.services import account_events, automation
 
 from . import threads
 from .http import render
 
 log = logging.getLogger(__name__)
 HOLD_SECONDS = 1.0
+ACCOUNT = notify.account_key("")  # the prefix of the account streams' keys
 
 
 def overdue(deadline) -> bool:
@@ -241,7 +242,12 @@ class Room:
     async def _check_round(self) -> None:
         """One batched re-check: the versions of every waited table in one query; the waiters
         that are behind are woken (a deleted table's too: they answer 404)."""
-        waited = {table_id: [w.version for w in group.waiters] for table_id, group in self.tables.items()}
+        waited = {table_id: [w.version for w in group.waiters] for table_id, group in self.tables.items()
+                  if not table_id.startswith(ACCOUNT)}
+        accounts = {int(key[len(ACCOUNT):]): min(w.version or 0 for w in group.waiters)
+                    for key, group in self.tables.items() if key.startswith(ACCOUNT)}
+        if accounts:
+            await self._check_accounts(accounts)
         if not waited:
             return
         try:
@@ -253,6 +259,17 @@ class Room:
             version = current.get(table_id)
             if version is None or any(v is None or version > v for v in known):
                 self.changed(table_id, version)
+
+    async def _check_accounts(self, known: dict[int, int]) -> None:
+        """The account streams' share of a re-check: the users with events a stream of theirs
+        has not sent (games.services.account_events.news), in one query."""
+        try:
+            fresh = await threads.run_db(account_events.news)(known)
+        except Exception as exc:  # noqa: BLE001 - the next round retries
+            log.warning("version watcher could not read the account events: %s", type(exc).__name__)
+            return
+        for user_id in fresh:
+            self.changed(notify.account_key(user_id), None)
 
     async def _watch(self) -> None:
         while True:

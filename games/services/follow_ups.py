@@ -16,15 +16,15 @@ _installed = False
 
 
 def record_webhooks(change: changes.Change) -> None:
-    """In the change's transaction: the webhook deliveries it causes (your_turn, start, end),
-    comparing the table before and after (before: the previous change of the same transaction,
-    else the table as it was locked). Nothing to work out when none of its players has a webhook
-    (the lock's read of the seats knows)."""
+    """In the change's transaction: the events it causes (your_turn, start, end) for its players'
+    account streams and the webhook deliveries of those with webhooks, comparing the table
+    before and after (before: the previous change of the same transaction, else the table as it
+    was locked)."""
     table = change.extra["table"]
     after = webhooks.Snapshot.of(table.status, change.to_act, change.extra["players"])
     before = getattr(table, "_before_change", None)
     locked = getattr(table, "_locked", None)
-    if before is None and locked is not None and getattr(table, "_webhook_users", None) != set():
+    if before is None and locked is not None:
         before = webhooks.Snapshot.of_locked(table.game, *locked)
     webhooks.record_change(table, change.extra["rows"], before=before, after=after, mover=change.extra["mover"])
     table._before_change = after

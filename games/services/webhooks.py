@@ -322,6 +322,13 @@ def _final(table: Table) -> dict:
 
 
 def _record(table: Table, found: list[Occurrence]) -> int:
+    """The occurrences' account events (every player's, in this transaction: the account stream's
+    outbox), then the webhook deliveries of those with a webhook for them; how many deliveries."""
+    from games.services import account_events
+
+    account_events.record_many([
+        account_events.Pending(o.user_id, o.event, table.pk, table.version, o.data) for o in found
+    ])
     users = {o.user_id for o in found}
     # Read with the seats under the lock when the command path did (common.lock_table).
     known = getattr(table, "_webhook_users", None)

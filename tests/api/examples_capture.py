@@ -212,5 +212,12 @@ def test_capture(make_user, table_of, settings, anon, monkeypatch):
     rec.examples["tables_events"] = {"summary": "an event: the table's state at a version", "status": 200,
                                      "response": event, "stream": text}
 
+    # the account stream: its opening, resumed from the start, as a WSGI client gets it
+    stream = host.api.get("/api/v1/stream/events?after=0")
+    text = b"".join(stream.streaming_content).decode() if stream.streaming else stream.content.decode()
+    event = dict(line.split(": ", 1) for line in [b for b in text.split("\n\n") if b.startswith("id: ")][-1].splitlines())
+    rec.examples["stream_events"] = {"summary": "an event of your account stream (resumed with ?after=0)",
+                                     "status": 200, "response": event, "stream": text}
+
     OUT.write_text(scrub(json.dumps(rec.examples, indent=1, sort_keys=True, default=str), secrets) + "\n")
 

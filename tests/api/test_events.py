@@ -86,3 +86,22 @@ def test_a_disconnect_frees_the_waiter_and_the_slot_at_once(started, settings):
     sent, held, still_waiting = asyncio.run(run())
     assert sent[0]["status"] == 200 and held == [(1, 1)]
     assert not still_waiting and users[1].pk not in events.slots.local
+
+
+@pytest.mark.django_db
+def test_the_account_streams_opening_through_django_resumes_and_a_new_one_starts_from_now(started, anon):
+    """Through Django (a WSGI server) the account stream is its opening: a new stream sends
+    nothing old; one resuming with Last-Event-ID or ?after= sends what came after, in order."""
+    _, users = started
+    user = users[1]
+    fresh = body(user.api.get("/api/v1/stream/events", HTTP_ACCEPT="text/event-stream"))
+    assert fresh.startswith("retry: ") and "id: " not in fresh
+    resumed = body(user.api.get("/api/v1/stream/events?after=0"))
+    ids = [int(line[4:]) for line in resumed.splitlines() if line.startswith("id: ")]
+    assert ids and ids == sorted(ids) and ids[0] == 1
+    assert "event: table_started" in resumed
+    later = body(user.api.get("/api/v1/stream/events", HTTP_LAST_EVENT_ID=str(ids[0])))
+    assert [int(line[4:]) for line in later.splitlines() if line.startswith("id: ")] == ids[1:]
+    assert anon.get("/api/v1/stream/events").json()["code"] == "not_authenticated"
+    bad = user.api.get("/api/v1/stream/events?after=-1")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"

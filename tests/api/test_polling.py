@@ -193,12 +193,13 @@ def test_query_counts_of_a_poll_and_a_move_through_django(started, django_assert
         assert seats[1].api.get(state_url(table_id)).status_code == 200
     # The move: the key's record, (savepoint), (savepoint), the table FOR UPDATE, its seats
     # with their players (and whether they have webhooks), UPDATE of the changed columns,
-    # INSERT of the log entry, (release), INSERT of the key's record, (release). The token is
+    # INSERT of the log entry, INSERT of the next player's account event (the account stream's
+    # outbox), (release), INSERT of the key's record, (release). The token is
     # cached (the state GETs above). In a request of its own the outer savepoint pair is BEGIN
     # and COMMIT; in this test's transaction both pairs are savepoints.
     turn_user = seats[0]
     turn_user.api.get(state_url(table_id))  # caches the mover's token too
-    with django_assert_num_queries(10):
+    with django_assert_num_queries(11):
         response = turn_user.api.post(
             f"/api/v1/tables/{table_id}/moves", {"type": "play", "cards": ["3C"], "expected_version": first.json()["version"]},
             format="json", HTTP_IDEMPOTENCY_KEY="move-1",

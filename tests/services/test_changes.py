@@ -97,8 +97,8 @@ class CountingEngine:
 
 
 @pytest.mark.parametrize("with_webhook", [False, True])
-def test_a_move_costs_the_platform_two_engine_calls_and_webhooks_one_more(make_user, monkeypatch, with_webhook):
-    from games.models import WebhookDelivery, WebhookEndpoint
+def test_a_move_costs_the_platform_three_engine_calls_with_or_without_webhooks(make_user, monkeypatch, with_webhook):
+    from games.models import AccountEvent, WebhookDelivery, WebhookEndpoint
 
     table, users = started_president(make_user)
     engine = registry.get("president")
@@ -114,11 +114,13 @@ def test_a_move_costs_the_platform_two_engine_calls_and_webhooks_one_more(make_u
     monkeypatch.setattr(registry, "get", lambda slug: counting if slug == "president" else real_get(slug))
     moves.move_submit(table_id=table.pk, user=users[seat], move=move)
     # Under the lock: who sits where (the platform's checks), then the one `apply`; its Result
-    # says the rest. Who acted before the move is worked out only for a change whose players
-    # have a webhook (the events compare before and after), never in the lock itself.
-    expected = Counter({"seat_players": 1, "apply": 1})
-    if with_webhook:
-        expected["to_act"] = 1
+    # says the rest. Who acted before the move is worked out once, for its players' account
+    # events (every player has an account stream: the events compare before and after),
+    # whether or not anyone has a webhook, never in the lock itself.
+    expected = Counter({"seat_players": 1, "apply": 1, "to_act": 1})
     assert counting.calls == expected
+    # Every player hears of their turn on their account stream, webhook or not.
+    assert list(AccountEvent.objects.filter(type="your_turn", version=table.version + 1)
+                .values_list("user_id", flat=True)) == [users[(seat + 1) % 4].pk]
     # ... and the webhook still learns that its owner's turn came.
     assert list(WebhookDelivery.objects.values_list("event", flat=True)) == (["your_turn"] if with_webhook else [])
