@@ -21,6 +21,14 @@ ERRORS = (RedisError, BrokerError, OSError)
 log = logging.getLogger(__name__)
 
 
+def broken_socket(exc: ValueError) -> bool:
+    """redis-py's socket buffer, when its connection is torn down under it (seen with 1,000 event
+    streams opening at once: one connection timed out, and requests on the same process's other
+    connections failed with a bad file descriptor, then this), raises ValueError("I/O operation
+    on closed file") instead of a ConnectionError: Redis is unavailable, not a bug of ours."""
+    return "closed file" in str(exc)
+
+
 class Breaker:
     def __init__(self, name: str, seconds: float = 5.0):
         self.name = name
@@ -39,7 +47,9 @@ class Breaker:
             return default
         try:
             return fn(*args, **kwargs)
-        except ERRORS as exc:
+        except (*ERRORS, ValueError) as exc:
+            if isinstance(exc, ValueError) and not broken_socket(exc):
+                raise
             with self._lock:
                 first = not self.is_open()
                 self._until = time.monotonic() + self.seconds
