@@ -30,10 +30,13 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
-    list_display = ("username", "email", "is_active", "is_staff", "is_bot", "date_joined", "last_login")
-    list_filter = ("is_active", "is_staff", "is_bot")
+    list_display = ("username", "email", "is_active", "is_staff", "is_bot", "is_bot_account", "date_joined", "last_login")
+    list_filter = ("is_active", "is_staff", "is_bot", "is_bot_account")
     search_fields = ("username", "email")
-    fieldsets = (*BaseUserAdmin.fieldsets, ("Bot", {"fields": ("is_bot", "bot_level")}))
+    fieldsets = (*BaseUserAdmin.fieldsets, ("Bot", {"fields": ("is_bot", "bot_level", "is_bot_account")}))
+    # Shown, not edited: an account becomes a bot account only by its own upgrade, which checks
+    # that it has played no table and gives its tokens the `bot` scope (accounts.services).
+    readonly_fields = ("is_bot_account",)
     inlines = [SeatInline]
     actions = ["deactivate", "regenerate_token"]
 

@@ -1,4 +1,4 @@
-"""Accounts endpoints: register, token, me, my tables."""
+"""Accounts endpoints: register, token, me, my tables, my tokens, the bot account upgrade."""
 
 from __future__ import annotations
 
@@ -91,6 +91,8 @@ class MeApi(APIView):
         username = serializers.CharField()
         email = serializers.CharField()
         is_staff = serializers.BooleanField()
+        is_bot_account = serializers.BooleanField(help_text="a bot account (POST /bot/account/upgrade): it plays with "
+                                                  "the `bot` scope, is rated in the bots' pool and has no quick play")
         date_joined = serializers.DateTimeField()
         stats = serializers.DictField(help_text="tables_played, tables_active, tables_finished, wins, by_game")
         ratings = serializers.DictField(help_text="per game slug: {rating, mu, sigma, games, wins} (rated tables only)")
@@ -100,18 +102,34 @@ class MeApi(APIView):
 
     @extend_schema(operation_id="me", responses={200: OutputSerializer, **errors()})
     def get(self, request):
-        user = request.user
-        return Response(
-            {
-                "id": user.pk,
-                "username": user.username,
-                "email": user.email,
-                "is_staff": user.is_staff,
-                "date_joined": user.date_joined,
-                "stats": selectors.user_stats(user),
-                "ratings": selectors.user_ratings(user),
-            }
-        )
+        return Response(selectors.profile(request.user))
+
+
+class BotAccountUpgradeApi(APIView):
+    """Bring your own bot (docs/bots-accounts.md): the caller's account becomes a bot account."""
+
+    scopes = {"POST": None}
+    first_party_only = True  # the schema offers no OAuth app this (games.edge.auth)
+
+    @extend_schema(
+        operation_id="bot_account_upgrade",
+        description=(
+            "Turns your account into a bot account, for good: your program plays it through the ordinary "
+            "endpoints with a token holding the `bot` scope (your first-party tokens hold it from now on; a "
+            "personal access token may ask for it), your profile and seats are marked as a bot's, you are rated "
+            "in the bot accounts' pool (`GET /leaderboards/{game}?bots=true`) and quick play is closed to you. "
+            "Only an account that has played no table (never seated at one, hosting none, no rating) may "
+            "upgrade: 409 `conflict` otherwise, with `detail.played` saying what it found. Only with a "
+            "first-party login (the web client, or a token from `/auth/token`): 403 `forbidden` for an app's "
+            "or a personal token. Upgrading a bot account again changes nothing and answers 200 with the "
+            "profile, so a retry is safe. Answers your profile, as `GET /me`."
+        ),
+        request=None,
+        responses={200: MeApi.OutputSerializer, **errors("forbidden", "conflict")},
+    )
+    def post(self, request):
+        user = services.bot_account_upgrade(user=request.user, grant=request.auth)
+        return Response(selectors.profile(user))
 
 
 # A table (games.api.tables' `Table`) with the two facts of yours (selectors.user_tables_with_turns).
@@ -193,7 +211,8 @@ class MeTokensApi(APIView):
     @extend_schema(
         operation_id="me_tokens_create",
         description="A personal access token with the scopes you choose (`read`, `play`, `host`, `webhooks`; `bot` for "
-        "a bot account) and an optional lifetime. The token is in this answer only; it is stored hashed.",
+        "a bot account, whose play needs it in place of `play`) and an optional lifetime. The token is in this answer "
+        "only; it is stored hashed.",
         request=InputSerializer,
         responses={201: CreatedSerializer, **errors("invalid", "forbidden")},
     )

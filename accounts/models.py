@@ -13,7 +13,10 @@ class CaseInsensitiveUserManager(UserManager):
 
 class User(AbstractUser):
     """A player. Bots are users too (`is_bot`, with their `bot_level`), so that every seat,
-    move and statistic points at a user."""
+    move and statistic points at a user. A *bot account* (`is_bot_account`) is something else:
+    an account someone registered and turned into a bot of their own, for good (docs/api.md,
+    "Bot accounts"); it signs in and plays through the API like a person, while the built-in
+    bots (`is_bot`) never sign in and are played by the server."""
 
     class BotLevel(models.TextChoices):
         RANDOM = "random"
@@ -22,6 +25,11 @@ class User(AbstractUser):
 
     is_bot = models.BooleanField(default=False)
     bot_level = models.CharField(max_length=10, choices=BotLevel.choices, blank=True, default="")
+    is_bot_account = models.BooleanField(
+        default=False,
+        help_text="a bot account (its owner's program plays it through the API); set for good by "
+        "POST /bot/account/upgrade",
+    )
 
     objects = CaseInsensitiveUserManager()
 

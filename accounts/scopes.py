@@ -1,10 +1,17 @@
 """What a credential may do (docs/api.md, "Third-party apps: OAuth2, scoped tokens, CORS").
 
 Every token carries scopes; a session (the web client, the admin) and a first-party token (from
-`/auth/token` or `/auth/register`) hold every scope but `bot`. Every API operation names the scope
-it needs (`scopes` on its view: by HTTP method); `ScopeRequired`, one of DRF's default permission
-classes, refuses a call outside the credential's scopes with 403 `insufficient_scope`, on every
-path (the edge runs the same class for its endpoints)."""
+`/auth/token` or `/auth/register`) hold every scope but `bot`, except that a bot account's
+first-party tokens hold `bot` too. Every API operation names the scope it needs (`scopes` on its
+view: by HTTP method); `ScopeRequired`, one of DRF's default permission classes, refuses a call
+outside the credential's scopes with 403 `insufficient_scope`, on every path (the edge runs the
+same class for its endpoints).
+
+Ruling (docs/api.md, "Bot accounts"): a bot account plays with a token holding `bot`. So for a bot
+account, every operation that needs `play` (join, leave, moves, votes, throws, answering an
+invitation) needs `bot` instead: its first-party tokens and any personal or app token granted
+`bot` play; its session (the web client) does not, so a bot account's moves are its program's.
+For everyone else `bot` opens nothing, and no one else can hold it."""
 
 from __future__ import annotations
 
@@ -52,15 +59,19 @@ class InsufficientScope(ApiError):
         super().__init__(f"this needs the {required!r} scope", {"required": required})
 
 
-def required_scope(view, method: str) -> str | None:
+def required_scope(view, method: str, user=None) -> str | None:
     """The scope the view's operation needs: its `scopes` by method (HEAD and OPTIONS as GET);
     a view that declares none needs `read` to read and is refused anything else (a test checks
-    that every operation of the API declares its scope)."""
+    that every operation of the API declares its scope). For a bot account (`user`), `play` is
+    `bot` (the module's ruling)."""
     scopes = getattr(view, "scopes", None)
     method = "GET" if method in ("HEAD", "OPTIONS") else method
     if scopes is None:
         return READ if method == "GET" else "(undeclared)"
-    return scopes.get(method)
+    needed = scopes.get(method)
+    if needed == PLAY and getattr(user, "is_bot_account", False):
+        return BOT
+    return needed
 
 
 class ScopeRequired(BasePermission):
@@ -71,7 +82,7 @@ class ScopeRequired(BasePermission):
         grant = getattr(request, "auth", None)
         if not isinstance(grant, Grant):
             return True
-        required = required_scope(view, request.method)
+        required = required_scope(view, request.method, request.user)
         if required is not None and required not in grant.scopes:
             raise InsufficientScope(required)
         return True

@@ -4,6 +4,20 @@ from games import selectors as game_selectors
 from games.models import Table
 
 
+def profile(user) -> dict:
+    """`GET /me`: the caller's account, stats and ratings."""
+    return {
+        "id": user.pk,
+        "username": user.username,
+        "email": user.email,
+        "is_staff": user.is_staff,
+        "is_bot_account": user.is_bot_account,
+        "date_joined": user.date_joined,
+        "stats": user_stats(user),
+        "ratings": user_ratings(user),
+    }
+
+
 def user_stats(user) -> dict:
     """Tables played and won, overall and per game. A win is a finished, not aborted table
     whose winners include the user's seat."""

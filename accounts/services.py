@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.errors import Forbidden, Invalid, NotFound
+from config.errors import Conflict, Forbidden, Invalid, NotFound
 
 from . import scopes, tokens
 from .models import ApiToken, User
@@ -42,12 +42,13 @@ def user_register(*, username: str, password: str, email: str = "") -> tuple[Use
 
 
 def token_issue(*, user: User) -> str:
-    """A new first-party token (a login: `/auth/token`, `/auth/register`), every scope but
-    `bot`. Only its digest is stored; the token itself is returned once."""
+    """A new first-party token (a login: `/auth/token`, `/auth/register`), every scope the
+    account may hold: all but `bot`, and `bot` too for a bot account. Only its digest is stored;
+    the token itself is returned once."""
     raw = tokens.mint(tokens.PREFIX_FIRST_PARTY)
     with transaction.atomic():
         ApiToken.objects.create(user=user, kind=ApiToken.Kind.FIRST_PARTY, prefix=raw[:8], digest=tokens.digest(raw),
-                                scopes=list(scopes.FIRST_PARTY))
+                                scopes=list(held_scopes(user)))
         stale = list(ApiToken.objects.filter(user=user, kind=ApiToken.Kind.FIRST_PARTY, revoked_at=None)
                      .order_by("-created_at", "-id").values_list("pk", flat=True)[MAX_FIRST_PARTY_TOKENS:])
         if stale:
@@ -108,6 +109,50 @@ def held_scopes(user: User) -> tuple[str, ...]:
     return tuple(scopes.SCOPES) if getattr(user, "is_bot_account", False) else scopes.FIRST_PARTY
 
 
+def bot_account_upgrade(*, user: User, grant: scopes.Grant) -> User:
+    """Turn the caller's account into a bot account, for good (docs/api.md, "Bot accounts").
+    Only with a first-party login (a session or a first-party token, 403 `forbidden` otherwise):
+    no app may make an account a bot for its owner, and no app's token can hold `bot` before.
+    Only an account that has played no table may become one (409 `conflict`): its ratings and
+    record would otherwise mix a person's play into the bots' pool. Asking again once it is a bot
+    account changes nothing and answers it as it is (so a retry is safe).
+
+    The account's live first-party tokens take the `bot` scope at once, as its later logins'
+    do; its personal and app tokens keep theirs (their owner chose them; a new one may ask for
+    `bot`). Under a lock on the user row, which quick play also takes: a quick-play request and
+    the upgrade never cross."""
+    _first_party_only(grant, "an account becomes a bot account with a first-party login (the web client, or a "
+                             "token from /auth/token), not an app's token")
+    with transaction.atomic():
+        user = User.objects.select_for_update().get(pk=user.pk)
+        if user.is_bot_account:
+            return user
+        played = _tables_played(user)
+        if played:
+            raise Conflict("only an account that has played no table can become a bot account",
+                           {"played": played})
+        user.is_bot_account = True
+        user.save(update_fields=["is_bot_account"])
+        for token in ApiToken.objects.filter(user=user, kind=ApiToken.Kind.FIRST_PARTY, revoked_at=None):
+            token.scopes = list(held_scopes(user))
+            token.save(update_fields=["scopes"])  # each save drops the token from every process's cache
+    return user
+
+
+def _tables_played(user: User) -> list[str]:
+    """What shows the account has played: a seat at any table (open, in play or finished), a
+    table it hosts, a move, a rating. Empty when it has played nothing."""
+    from games.models import Move, Rating, Seat, Table
+
+    traces = {
+        "seated": Seat.objects.filter(user=user).exists(),
+        "hosts": Table.objects.filter(host=user).exists(),
+        "moved": Move.objects.filter(user=user).exists(),
+        "rated": Rating.objects.filter(user=user).exists(),
+    }
+    return [name for name, found in traces.items() if found]
+
+
 def token_revoke(*, user: User, grant: scopes.Grant, token_id: int) -> None:
     """Revoke one of the user's tokens (first-party or personal); 404 for another's."""
     _first_party_only(grant)
@@ -118,8 +163,10 @@ def token_revoke(*, user: User, grant: scopes.Grant, token_id: int) -> None:
         _revoke(ApiToken.objects.filter(pk=token.pk))
 
 
-def _first_party_only(grant: scopes.Grant) -> None:
+def _first_party_only(grant: scopes.Grant, message: str | None = None) -> None:
     if not grant.first_party:
+        if message is not None:
+            raise Forbidden(message)
         token_list_refused()
 
 

@@ -15,6 +15,7 @@ urlpatterns = [
     path("me/tables", accounts_apis.MeTablesApi.as_view(), name="me-tables"),
     path("me/tokens", accounts_apis.MeTokensApi.as_view(), name="me-tokens"),
     path("me/tokens/<int:token_id>", accounts_apis.MeTokenDetailApi.as_view(), name="me-token"),
+    path("bot/account/upgrade", accounts_apis.BotAccountUpgradeApi.as_view(), name="bot-account-upgrade"),
     path("me/webhooks", push_apis.WebhooksApi.as_view(), name="me-webhooks"),
     path("me/webhooks/<int:webhook_id>", push_apis.WebhookDetailApi.as_view(), name="me-webhook"),
     path("me/webhooks/<int:webhook_id>/deliveries", push_apis.WebhookDeliveriesApi.as_view(), name="me-webhook-deliveries"),

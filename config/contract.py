@@ -12,7 +12,8 @@ from config.schema import _STATUS_OF
 
 # --- tags: one per operation, decided here --------------------------------------------------
 TAGS = [
-    {"name": "accounts", "description": "Registration, logins and your account: your profile, your tables, your tokens"},
+    {"name": "accounts", "description": "Registration, logins and your account: your profile, your tables, your tokens, "
+     "the upgrade to a bot account"},
     {"name": "tables", "description": "The games catalogue and tables: create, find, join, leave, start, bots, come back"},
     {"name": "moves", "description": "Playing: your view of a table (the state, long-polled), the moves and the move log"},
     {"name": "lopti", "description": "Lopti's own operations: house rules, rule votes, duels and sessions (docs/rules/lopti.md)"},
@@ -26,6 +27,7 @@ TAGS = [
 OPERATION_TAGS = {
     "auth_register": "accounts", "auth_token": "accounts", "me": "accounts", "me_tables": "accounts",
     "me_tokens_list": "accounts", "me_tokens_create": "accounts", "me_tokens_revoke": "accounts",
+    "bot_account_upgrade": "accounts",
     "games_list": "tables", "tables_list": "tables", "tables_create": "tables", "tables_retrieve": "tables",
     "tables_join": "tables", "tables_leave": "tables", "tables_bots_add": "tables", "tables_back": "tables",
     "tables_start": "tables",

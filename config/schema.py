@@ -226,9 +226,11 @@ def game_components(types) -> dict[str, dict]:
         "properties": {
             "seat": {"type": "integer", "minimum": 0},
             "player": nullable(ref("Player")),
-            "is_bot": {"type": "boolean", "description": "a bot plays the seat (a bot seat, or a player who left)"},
+            "is_bot": {"type": "boolean",
+                       "description": "a bot plays the seat (a bot seat, a player who left, or a bot account)"},
+            "bot": ref("SeatBot"),  # only on a bot account's seat (games.selectors.table_seats)
             "away": {"type": "boolean", "description": "the player missed a deadline and a bot stands in (`POST /back`)"},
-            **{k: v for k, v in types.seat.get("properties", {}).items() if k not in SEAT_FIELDS},
+            **{k: v for k, v in types.seat.get("properties", {}).items() if k not in (*SEAT_FIELDS, "bot")},
         },
         "required": list(SEAT_FIELDS),
         "description": f"A seat at a {t} table: who sits there, and (once the game has started) its public facts: "

@@ -100,7 +100,7 @@ CARRIED_MAX_BYTES = 64 * 1024  # a larger table is read by the waiters, as witho
 _SALT = "games.notify.table"
 # Never in a message: the table's staff-only set-up, and any field of a player but these.
 _SECRET_TABLE_FIELDS = ("deck", "seed")
-PUBLIC_USER_FIELDS = ("id", "username", "is_bot", "bot_level")
+PUBLIC_USER_FIELDS = ("id", "username", "is_bot", "bot_level", "is_bot_account")  # what a seat shows
 _fields = None
 
 

@@ -82,19 +82,23 @@ def _seat_players(table: Table) -> list[int]:
 
 
 def table_seats(table: Table) -> list[dict]:
-    """The public seat list in current seat order."""
+    """The public seat list in current seat order. A bot account's seat says so (docs/api.md,
+    "Bot accounts"): `is_bot: true` and `bot: {account}`; the other seats carry no `bot` (a
+    human's and a built-in bot's seat keep the shape they always had)."""
     rows = {row.index: row for row in seats_of(table)}
     out = []
     for seat, player in enumerate(_seat_players(table)):
         row = rows[player]
-        out.append(
-            {
-                "seat": seat,
-                "player": _player_json(row.user),
-                "is_bot": row.is_bot or row.left,
-                "away": row.away,
-            }
-        )
+        shown = {
+            "seat": seat,
+            "player": _player_json(row.user),
+            "is_bot": row.is_bot or row.left,
+            "away": row.away,
+        }
+        if row.user is not None and row.user.is_bot_account:
+            shown["is_bot"] = True
+            shown["bot"] = {"account": row.user.username}
+        out.append(shown)
     return out
 
 

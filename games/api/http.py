@@ -62,6 +62,16 @@ def validated(serializer_class, data) -> dict:
     return dict(serializer.validated_data)
 
 
+def bool_param(request, name: str, default: bool = False) -> bool:
+    """A query parameter `true` or `false` (400 `invalid` otherwise)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if raw not in ("true", "false"):
+        raise Invalid(f"{name} must be true or false", {"fields": {name: ["must be true or false"]}})
+    return raw == "true"
+
+
 def int_param(request, name: str, default: int, low: int, high: int) -> int:
     raw = request.query_params.get(name)
     if raw is None:

@@ -15,7 +15,7 @@ from config.schema import IDEMPOTENCY_KEY, errors
 from games import selectors
 from games.services import lobby, ratings
 
-from .http import Idempotent, validated
+from .http import Idempotent, bool_param, validated
 from .tables import TableOutputSerializer
 
 
@@ -34,6 +34,7 @@ class LeaderboardEntrySerializer(RatingSerializer):
     rank = serializers.IntegerField()
     username = serializers.CharField()
     is_bot = serializers.BooleanField(help_text="a bot level's shared account")
+    is_bot_account = serializers.BooleanField(help_text="a bot account (only on the `bots=true` leaderboard)")
 
     class Meta:
         ref_name = "LeaderboardEntry"
@@ -58,19 +59,29 @@ class LeaderboardApi(APIView):
 
     @extend_schema(
         operation_id="leaderboards_retrieve",
-        description="Players ordered by display rating, with at least LEADERBOARD_MIN_GAMES rated tables of the game.",
-        parameters=[OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1 (50 players a page)")],
-        responses={200: LeaderboardPageSerializer, **errors("not_found")},
+        description=(
+            "Players ordered by display rating, with at least LEADERBOARD_MIN_GAMES rated tables of the game. Two "
+            "pools that never meet (docs/ratings.md): by default the people's (human accounts, and the built-in "
+            "bot levels); with `bots=true`, the bot accounts' (docs/bots-accounts.md)."
+        ),
+        parameters=[
+            OpenApiParameter("page", {"type": "integer", "minimum": 1}, description="page number, from 1 (50 players a page)"),
+            OpenApiParameter("bots", {"type": "boolean", "default": False},
+                             description="`true`: the bot accounts' leaderboard; `false` (the default): the people's"),
+        ],
+        responses={200: LeaderboardPageSerializer, **errors("invalid", "not_found")},
     )
     def get(self, request, game):
         if game not in selectors.game_slugs():
             raise NotFound("no such game")
+        bot_accounts = bool_param(request, "bots")
         paginator = self.Pagination()
-        page = paginator.paginate_queryset(ratings.leaderboard(game), request, view=self)
+        page = paginator.paginate_queryset(ratings.leaderboard(game, bot_accounts=bot_accounts), request, view=self)
         start = (paginator.page.number - 1) * paginator.page_size
         return paginator.get_paginated_response(
             [
-                {"rank": start + i + 1, "username": r.user.username, "is_bot": r.user.is_bot, **ratings.rating_json(r)}
+                {"rank": start + i + 1, "username": r.user.username, "is_bot": r.user.is_bot,
+                 "is_bot_account": r.user.is_bot_account, **ratings.rating_json(r)}
                 for i, r in enumerate(page)
             ]
         )
@@ -80,7 +91,8 @@ class PlayerApi(APIView):
     scopes = {"GET": READ}
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
-        is_bot = serializers.BooleanField()
+        is_bot = serializers.BooleanField(help_text="a built-in bot level's shared account")
+        is_bot_account = serializers.BooleanField(help_text="a bot account: its ratings are the bot accounts' pool's")
         date_joined = serializers.DateTimeField()
         ratings = serializers.DictField(child=RatingSerializer(), help_text="per game slug")
 
@@ -93,7 +105,8 @@ class PlayerApi(APIView):
         if user is None:
             raise NotFound("no such player")
         return Response(
-            {"username": user.username, "is_bot": user.is_bot, "date_joined": user.date_joined, "ratings": ratings.ratings_of(user)}
+            {"username": user.username, "is_bot": user.is_bot, "is_bot_account": user.is_bot_account,
+             "date_joined": user.date_joined, "ratings": ratings.ratings_of(user)}
         )
 
 
@@ -114,11 +127,12 @@ class QuickPlayApi(Idempotent, APIView):
             "Seats you at a waiting public table of this game and shape (seats and options), the one whose "
             "players' average rating is nearest yours, or opens one. The table starts as soon as it is full; "
             "when `bots_after` seconds pass first, its free seats go to bots of the level whose rating is "
-            "nearest and it starts. Asking again while you wait returns the same table."
+            "nearest and it starts. Asking again while you wait returns the same table. Not for bot accounts "
+            "(403 `forbidden`): quick play seats people with people, and never fills a seat with a bot account."
         ),
         parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: TableOutputSerializer, **errors("invalid", "not_found", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "idempotency_key_reused")},
     )
     def post(self, request, game):
         # Idempotent (api.md): a retry after the request that started the table must not queue

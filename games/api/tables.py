@@ -31,10 +31,20 @@ class PlayerSerializer(serializers.Serializer):
         ref_name = "Player"
 
 
+class SeatBotSerializer(serializers.Serializer):
+    """On a bot account's seat only (docs/bots-accounts.md): which bot account plays it."""
+
+    account = serializers.CharField(help_text="the bot account's username")
+
+    class Meta:
+        ref_name = "SeatBot"
+
+
 class SeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player = PlayerSerializer(allow_null=True)
-    is_bot = serializers.BooleanField()
+    is_bot = serializers.BooleanField(help_text="a bot plays the seat: a built-in bot, a player who left, or a bot account")
+    bot = SeatBotSerializer(required=False)
     away = serializers.BooleanField()
 
     class Meta:
@@ -71,7 +81,7 @@ class StateSerializer(serializers.Serializer):
     dealer = serializers.IntegerField(allow_null=True)
     round = serializers.IntegerField(help_text="the current hand or round, from 1")
     you = serializers.DictField(allow_null=True, help_text="null for spectators; else {seat, hand, ...} with only your own hidden cards")
-    seats = serializers.ListField(child=serializers.DictField(), help_text="public facts per seat: seat, player, is_bot, away, card counts, ...")
+    seats = serializers.ListField(child=serializers.DictField(), help_text="public facts per seat: seat, player, is_bot, bot (a bot account's), away, card counts, ...")
     legal_moves = serializers.ListField(child=serializers.DictField(), help_text="every move you may make now, in the POST body's form")
     public = serializers.DictField(help_text="the game's public table state")
     scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
@@ -222,7 +232,8 @@ class TableJoinApi(Idempotent, APIView):
         operation_id="tables_join",
         parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: TableOutputSerializer, **errors("invalid", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "stale_version", "conflict",
+                                                        "idempotency_key_reused")},
     )
     def post(self, request, table_id):
         def run():

@@ -9,7 +9,11 @@ of the level whose rating is nearest to the table's average, and it starts.
 Every seating for a shape runs under a lock on that shape's row (QuickPlayLock), so two players
 asking at once for one remaining seat end up at the same table, never at two half-filled ones.
 A player waits in one quick-play queue per game at a time: asking again returns the same table,
-whatever shape is asked for (a lock per player and game orders one player's requests)."""
+whatever shape is asked for (a lock per player and game orders one player's requests).
+
+Quick play is for people (api.md, "Bot accounts"): a bot account is refused (403 `forbidden`),
+here and when joining a quick-play table by its id (`tables.table_join`), and the seats left free
+go to the built-in bots only, so quick play never seats a bot account."""
 
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.errors import Invalid, NotFound
+from config.errors import Forbidden, Invalid, NotFound
 from games import bots
 from games.engine import base as engine_base
 from games.engine import registry
@@ -29,7 +33,7 @@ from games.models import QuickPlayLock, Rating, Seat, Table
 
 from . import ratings
 from .common import bump, lock_table
-from .tables import DEFAULT_BOT_DELAY, start_locked, table_create
+from .tables import DEFAULT_BOT_DELAY, QUICK_PLAY_REFUSES_BOT_ACCOUNTS, start_locked, table_create
 
 DEFAULT_BOTS_AFTER = 30
 MAX_BOTS_AFTER = 3600
@@ -97,6 +101,10 @@ def quick_play_join(*, user, game: str, seats: int | None = None, options: dict 
         except IntegrityError:
             pass  # created by a concurrent request
     with transaction.atomic():
+        # Read under a lock on the user row, which the upgrade to a bot account takes too: an
+        # upgrade either sees this seating (and is refused) or is seen here.
+        if type(user).objects.select_for_update().filter(pk=user.pk, is_bot_account=True).exists():
+            raise Forbidden(QUICK_PLAY_REFUSES_BOT_ACCOUNTS)
         QuickPlayLock.objects.select_for_update().get(key=player_key)
         QuickPlayLock.objects.select_for_update().get(key=key)
         already = _waiting(user, game)

@@ -26,7 +26,20 @@ L-2.2), not a round's. Bots are rated as their level's shared account, so beatin
 something; a level that fills several seats of one table gets those seats' updates together
 (`_combine`), and one game played. A table keeps the places it was rated with (Pitch was
 ranked by final score behind the winner before 2026-12-02): `ratings_recompute` reads them
-from the history, never from the engine."""
+from the history, never from the engine.
+
+Bot accounts (api.md, "Bot accounts"), ruling: two pools that never meet. *People* are the
+human accounts and the built-in bots' levels (rated as before); *bot accounts* are the other
+pool, with their own leaderboard. A table is rated in each pool on its own, as if the other
+pool's seats were not there: each match's finishing order keeps only that pool's seats (their
+order among themselves, ties kept) and its sides only that pool's seats. So a person's rating
+never moves because of a bot account (finishing behind one costs nothing, beating one gains
+nothing), and a bot account's rating says how it does against other bot accounts only. Beside
+the table's conditions, the people's pool is rated with two or more human seats (as before), the
+bot accounts' pool with two or more bot accounts, and each needs two sides of its own at the
+table. The history numbers a table's matches people's first, then bot accounts' (each pool's
+matches a match of their own), so `ratings_recompute` replays them as any other. A win is
+still the table's: a person who finished second behind a bot account did not win it."""
 
 from __future__ import annotations
 
@@ -34,7 +47,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from openskill.models import PlackettLuce
 
-from games.models import RatedTable, Rating, RatingHistory, RatingReset, Table
+from games.models import RatedTable, Rating, RatingHistory, RatingReset, Seat, Table
 
 MODEL = PlackettLuce()
 DEFAULT_MU = MODEL.mu
@@ -47,16 +60,47 @@ def display(mu: float, sigma: float) -> int:
     return round(1000 + 40 * (mu - 3 * sigma))
 
 
-def is_rated(table: Table, rows: dict) -> bool:
-    humans = sum(1 for row in rows.values() if row.user_id and not row.is_bot)
-    return (
-        table.rated
-        and not table.private
-        and table.deck is None
-        and not table.staff_seed
-        and not table.aborted
-        and humans >= 2
-    )
+def _rateable(table: Table) -> bool:
+    """The table's own conditions: the `rated` option, public, no staff deck or seed, not aborted."""
+    return table.rated and not table.private and table.deck is None and not table.staff_seed and not table.aborted
+
+
+def bot_accounts_of(rows: dict) -> set[int]:
+    """The ids of the bot accounts seated: from the seats' players when they were read with
+    them (a move's lock reads them), else one query."""
+    from django.contrib.auth import get_user_model
+
+    players = [row for row in rows.values() if row.user_id and not row.is_bot]
+    if all(Seat.user.is_cached(row) for row in players):
+        return {row.user_id for row in players if row.user.is_bot_account}
+    ids = {row.user_id for row in players}
+    return set(get_user_model().objects.filter(pk__in=ids, is_bot_account=True).values_list("pk", flat=True))
+
+
+def pools(rows: dict, teams: list[list[int]], bot_accounts: set[int]) -> list[list[list[int]]]:
+    """The pools rated at a table (the module's ruling), each as its sides (lists of seats, only
+    that pool's, none empty): the people's first, then the bot accounts'."""
+    people = {seat for seat, row in rows.items() if row.user_id not in bot_accounts}
+    humans = sum(1 for seat in people if rows[seat].user_id and not rows[seat].is_bot)
+    bots = set(rows) - people
+    out = []
+    for members, enough in ((people, humans >= 2), (bots, len(bots) >= 2)):
+        sides = [kept for kept in ([seat for seat in side if seat in members] for side in teams) if kept]
+        if enough and len(sides) >= 2:
+            out.append(sides)
+    return out
+
+
+def within(places: list[list[int]], members: set[int]) -> list[list[int]]:
+    """A finishing order (seats, best first, ties grouped) with only `members`' seats."""
+    return [kept for kept in ([seat for seat in group if seat in members] for group in places) if kept]
+
+
+def is_rated(table: Table, rows: dict, teams: list[list[int]] | None = None) -> bool:
+    """Whether a finished table is rated in any pool (`teams`: its sides; each seat alone by default)."""
+    if not _rateable(table):
+        return False
+    return bool(pools(rows, teams or [[seat] for seat in rows], bot_accounts_of(rows)))
 
 
 def _rate(entrants: list[tuple[int, float, float]], places: list[int]) -> list[tuple[float, float]]:
@@ -152,9 +196,12 @@ def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams:
     (`match` its index); the table counts one game, won by the teams of `places`' first
     place. Returns whether the table was rated."""
     matches = [places] if matches is None else matches
-    if not is_rated(table, rows) or not places or not matches:
+    if not _rateable(table) or not places or not matches:
         return False
-    user_ids = sorted({rows[s].user_id for side in teams for s in side})
+    rated_pools = pools(rows, teams, bot_accounts_of(rows))
+    if not rated_pools:
+        return False
+    user_ids = sorted({rows[s].user_id for sides in rated_pools for side in sides for s in side})
     try:
         with transaction.atomic():
             rated = RatedTable.objects.create(table=table, game=table.game, combine=COMBINE)
@@ -171,7 +218,11 @@ def record_finished(table: Table, *, rows: dict, places: list[list[int]], teams:
         return rows[seat].user_id
 
     won = {account(s) for side, place in zip(teams, places_of_teams(places, teams), strict=True) if place == 1 for s in side}
-    rated_matches = matches_in_order({uid: (r.mu, r.sigma) for uid, r in current.items()}, matches, teams, account)
+    going_in = {uid: (r.mu, r.sigma) for uid, r in current.items()}
+    rated_matches = []
+    for sides in rated_pools:  # the pools share no account: each from the values going in
+        members = {seat for side in sides for seat in side}
+        rated_matches += matches_in_order(going_in, [within(order, members) for order in matches], sides, account)
     RatingHistory.objects.bulk_create(
         [
             RatingHistory(
@@ -263,9 +314,11 @@ def ratings_recompute(*, write: bool = False) -> list[str]:
     return differences
 
 
-def leaderboard(game: str):
+def leaderboard(game: str, *, bot_accounts: bool = False):
+    """The people's leaderboard (humans and the built-in levels), or the bot accounts'."""
     return (
-        Rating.objects.filter(game=game, games__gte=settings.LEADERBOARD_MIN_GAMES, user__is_active=True)
+        Rating.objects.filter(game=game, games__gte=settings.LEADERBOARD_MIN_GAMES, user__is_active=True,
+                              user__is_bot_account=bot_accounts)
         .select_related("user")
         .order_by("-rating", "-mu", "id")
     )

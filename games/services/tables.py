@@ -18,6 +18,8 @@ MAX_TURN_TIMEOUT = 7 * 24 * 3600
 MAX_SEED = 2**63 - 1
 DEFAULT_BOT_DELAY = 0.5
 MAX_BOT_DELAY = 60
+QUICK_PLAY_REFUSES_BOT_ACCOUNTS = ("quick play is for people: a bot account plays the tables it is invited to or "
+                                   "joins by their id (docs/bots-accounts.md)")
 # api.md: `bot_delay` is a table option of every game, handled here rather than by engines.
 RATED_OPTION = {
     "type": "bool",
@@ -158,11 +160,14 @@ def free_seat(table: Table, seat: int | None) -> Seat:
 
 
 def table_join(*, table_id, user, seat: int | None = None) -> Table:
-    """Take a free seat (the lowest free one unless `seat` is named). Runs under the table lock."""
+    """Take a free seat (the lowest free one unless `seat` is named). Runs under the table lock.
+    A quick-play table's seats are not for bot accounts (403 `forbidden`; services.lobby)."""
     with transaction.atomic():
         table = lock_table(table_id)
         if table.status != Table.Status.OPEN:
             raise Conflict("the table has already started")
+        if table.quick_play_key and user.is_bot_account:
+            raise Forbidden(QUICK_PLAY_REFUSES_BOT_ACCOUNTS)
         if _seated(table, user) is not None:
             raise Conflict("you already sit at this table")
         row = free_seat(table, seat)

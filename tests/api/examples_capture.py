@@ -152,6 +152,12 @@ def test_capture(make_user, table_of, settings, anon, monkeypatch):
     rec("me_tokens_revoke", host.api.delete(f"/api/v1/me/tokens/{created['id']}"), expect=204,
         parameters={"token_id": created["id"]}, summary="revoke a token")
 
+    # a bot account: an account that has played nothing, upgraded
+    bot = make_user(username="mybot")
+    secrets.append(bot.token)
+    rec("bot_account_upgrade", bot.api.post("/api/v1/bot/account/upgrade"),
+        summary="your account, a bot account from now on")
+
     # quick play
     body = {"seats": 4, "bots_after": 30}
     rec("lobby_quick_play", users[2].api.post("/api/v1/lobby/president/quick-play", body, format="json"), body,

@@ -108,8 +108,13 @@ def walker(slug):
 
 
 def platform_seats(players, rng):
-    return [{"seat": s, "player": None if rng.random() < 0.3 else {"id": s + 1, "username": f"p{s}"},
-             "is_bot": rng.random() < 0.5, "away": rng.random() < 0.1} for s in range(players)]
+    seats = [{"seat": s, "player": None if rng.random() < 0.3 else {"id": s + 1, "username": f"p{s}"},
+              "is_bot": rng.random() < 0.5, "away": rng.random() < 0.1} for s in range(players)]
+    # A bot account's seat (games.selectors.table_seats) at seat 1 whenever someone sits there (no
+    # draw of its own: the walks stay those the draws above lead to).
+    if seats[1]["player"] is not None:
+        seats[1].update(is_bot=True, bot={"account": seats[1]["player"]["username"]})
+    return seats
 
 
 GAMES = [types.game for types in all_game_types()]

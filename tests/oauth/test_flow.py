@@ -224,16 +224,23 @@ def test_the_bot_scope_is_refused_to_a_player(signed_in, app):
     assert Grant.objects.count() == 0
 
 
-def test_the_bot_scope_follows_what_the_account_may_hold(signed_in, app, monkeypatch):
-    """`bot` is refused only because accounts.services.held_scopes says so (bot accounts do not
-    exist yet): an account that may hold it can grant it."""
-    from accounts import services
-
+def test_a_bot_account_grants_the_bot_scope_and_its_app_plays_with_it(signed_in, app, tokens_for, make_user):
+    """docs/bots-accounts.md: a bot account's app may ask for `bot`, and its play needs it (an
+    app token of the bot account with `play` only is refused its moves)."""
     user, client = signed_in
-    monkeypatch.setattr(services, "held_scopes", lambda who: tuple(scopes.SCOPES) if who.pk == user.pk else ())
+    assert client.post("/api/v1/bot/account/upgrade").json()["is_bot_account"] is True
     verifier, challenge = pkce()
     code = approve(client, app, challenge, scope="read bot")["code"]
-    assert exchange(Client(), app, code, verifier).json()["scope"] == "read bot"
+    granted = exchange(Client(), app, code, verifier).json()
+    assert granted["scope"] == "read bot"
+    table = make_user().api.post("/api/v1/tables", {"game": "pitch", "seats": 3}, format="json").json()["id"]
+    player = bearer(tokens_for("read play")["access_token"])
+    refused = player.post(f"/api/v1/tables/{table}/join", {}, format="json")
+    assert refused.status_code == 403 and refused.json()["detail"] == {"required": "bot"}
+    assert bearer(granted["access_token"]).post(f"/api/v1/tables/{table}/join", {}, format="json").status_code == 200
+    # No app upgrades an account: the upgrade is a first-party login's.
+    assert bearer(tokens_for("read play host webhooks")["access_token"]).post(
+        "/api/v1/bot/account/upgrade").json()["code"] == "forbidden"
 
 
 def test_deny_redirects_with_access_denied_and_the_state(signed_in, app):
