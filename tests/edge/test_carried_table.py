@@ -184,6 +184,9 @@ def test_waiters_woken_by_another_process_answer_from_the_carried_table(make_use
     shared read, and they answer the same."""
     settings.LONGPOLL_RECHECK_SECONDS = 60  # only the message wakes them
     settings.REDIS_URL = ""  # no listener of its own: the test hands the room the message
+    # The copy is kept HOLD_SECONDS (1 s) after it came: on a loaded machine the last of seven
+    # waiters could reach it later than that and read, which is not what this test is about.
+    monkeypatch.setattr(waiting, "HOLD_SECONDS", 30.0)
     table, users = start_table(make_user, n=4, first_dealer=3, options={"hands": 1})
     spectators = [make_user() for _ in range(3)]
     by_seat = {selectors.viewer_seat(table, u): u for u in users}
@@ -214,6 +217,7 @@ def test_through_redis_the_waiters_of_another_process_read_nothing(make_user, se
     """The whole way: a move whose committing process is not this one (its listeners deaf here)
     publishes on Redis; this process's room hears it and its waiters answer without reading."""
     settings.LONGPOLL_RECHECK_SECONDS = 60
+    monkeypatch.setattr(waiting, "HOLD_SECONDS", 30.0)  # as above: the copy outlives a slow wake-up
     table, users = start_table(make_user, n=4, first_dealer=3, options={"hands": 1})
     by_seat = {selectors.viewer_seat(table, u): u for u in users}
     spectators = [make_user() for _ in range(3)]
