@@ -164,17 +164,28 @@ def test_a_rematch_replays_its_idempotency_key(make_user):
 
 @pytest.mark.django_db
 def test_no_invitation_or_rematch_answer_or_event_holds_a_card(make_user):
-    """A President table aborted mid-hand (every hand still hidden), then its rematch, the
-    invitations, their answers and their events: no card code anywhere."""
+    """An invitation still pending when its table starts (with a known deal), the answers to it
+    while the hands are in play, then the table aborted mid-hand (every hand still hidden), its
+    rematch and the rematch's invitations and answers, and every account event: no card code
+    anywhere."""
     hands, deck = president_hands_deck()
     host = make_user(staff=True)
     players = [make_user() for _ in range(3)]
+    late = make_user()
     table_id = open_table(host, deck=deck, first_dealer=3)
+    texts = [host.api.post(f"/api/v1/tables/{table_id}/invitations", {"username": late.username},
+                           format="json").content.decode()]
     for user in players:
         user.api.post(f"/api/v1/tables/{table_id}/join", {}, format="json")
     host.api.post(f"/api/v1/tables/{table_id}/start")
+    listed = late.api.get("/api/v1/me/invitations")
+    assert listed.json()[0]["table_status"] == "active"
+    texts.append(listed.content.decode())
+    late_id = listed.json()[0]["id"]
+    for verb in ("accept", "decline"):
+        texts.append(late.api.post(f"/api/v1/me/invitations/{late_id}/{verb}").content.decode())
     tables.table_abort(table_id=table_id)
-    texts = [rematch(players[0], table_id).content.decode(), rematch(host, table_id).content.decode()]
+    texts += [rematch(players[0], table_id).content.decode(), rematch(host, table_id).content.decode()]
     new_id = summary(host, table_id)["rematch"]
     fresh = make_user()
     texts.append(host.api.get("/api/v1/me/invitations").content.decode())
@@ -186,6 +197,7 @@ def test_no_invitation_or_rematch_answer_or_event_holds_a_card(make_user):
     cards = {card for hand in hands for card in hand}
     found = set().union(*(json_strings(text) for text in texts))
     assert len(found) > 20 and not (found & cards), sorted(found & cards)
-    for user in (host, *players, fresh):
-        for event in account_events(user):
-            assert not (json_strings(json.dumps(event, default=str)) & cards), event
+    events = [event for user in (host, *players, late, fresh) for event in account_events(user)]
+    assert {"invited", "invitation_declined", "rematch_offered"} <= {event["type"] for event in events}
+    for event in events:
+        assert not (json_strings(json.dumps(event, default=str)) & cards), event
