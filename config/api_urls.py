@@ -2,6 +2,7 @@ from django.urls import path
 
 from accounts import apis as accounts_apis
 from games.api import fairness as fairness_apis
+from games.api import invitations as invitation_apis
 from games.api import lopti as lopti_apis
 from games.api import push as push_apis
 from games.api import ratings as ratings_apis
@@ -19,6 +20,11 @@ urlpatterns = [
     path("me/webhooks", push_apis.WebhooksApi.as_view(), name="me-webhooks"),
     path("me/webhooks/<int:webhook_id>", push_apis.WebhookDetailApi.as_view(), name="me-webhook"),
     path("me/webhooks/<int:webhook_id>/deliveries", push_apis.WebhookDeliveriesApi.as_view(), name="me-webhook-deliveries"),
+    path("me/invitations", invitation_apis.MeInvitationsApi.as_view(), name="me-invitations"),
+    path("me/invitations/<int:invitation_id>/accept", invitation_apis.MeInvitationAcceptApi.as_view(),
+         name="me-invitation-accept"),
+    path("me/invitations/<int:invitation_id>/decline", invitation_apis.MeInvitationDeclineApi.as_view(),
+         name="me-invitation-decline"),
     path("games", games_apis.GamesApi.as_view(), name="games"),
     path("leaderboards/<slug:game>", ratings_apis.LeaderboardApi.as_view(), name="leaderboard"),
     path("players/<str:username>", ratings_apis.PlayerApi.as_view(), name="player"),
@@ -30,6 +36,8 @@ urlpatterns = [
     path("tables/<uuid:table_id>/bots", games_apis.TableBotsApi.as_view(), name="table-bots"),
     path("tables/<uuid:table_id>/back", games_apis.TableBackApi.as_view(), name="table-back"),
     path("tables/<uuid:table_id>/start", games_apis.TableStartApi.as_view(), name="table-start"),
+    path("tables/<uuid:table_id>/invitations", invitation_apis.TableInvitationsApi.as_view(), name="table-invitations"),
+    path("tables/<uuid:table_id>/rematch", invitation_apis.TableRematchApi.as_view(), name="table-rematch"),
     path("tables/<uuid:table_id>/state", table_state, name="table-state"),
     path("tables/<uuid:table_id>/moves", games_apis.TableMovesApi.as_view(), name="table-moves"),
     path("tables/<uuid:table_id>/export", fairness_apis.TableExportApi.as_view(), name="table-export"),

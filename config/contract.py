@@ -14,7 +14,8 @@ from config.schema import _STATUS_OF
 TAGS = [
     {"name": "accounts", "description": "Registration, logins and your account: your profile, your tables, your tokens, "
      "the upgrade to a bot account"},
-    {"name": "tables", "description": "The games catalogue and tables: create, find, join, leave, start, bots, come back"},
+    {"name": "tables", "description": "The games catalogue and tables: create, find, join, leave, start, bots, come back; "
+     "invitations and rematches"},
     {"name": "moves", "description": "Playing: your view of a table (the state, long-polled), the moves and the move log"},
     {"name": "lopti", "description": "Lopti's own operations: house rules, rule votes, duels and sessions (docs/rules/lopti.md)"},
     {"name": "push", "description": "Being told: a table's event stream and your account stream (Server-Sent Events), your webhooks and their deliveries"},
@@ -31,6 +32,8 @@ OPERATION_TAGS = {
     "games_list": "tables", "tables_list": "tables", "tables_create": "tables", "tables_retrieve": "tables",
     "tables_join": "tables", "tables_leave": "tables", "tables_bots_add": "tables", "tables_back": "tables",
     "tables_start": "tables",
+    "tables_invitations_create": "tables", "tables_rematch": "tables", "me_invitations_list": "tables",
+    "me_invitations_accept": "tables", "me_invitations_decline": "tables",
     "tables_state": "moves", "tables_moves_list": "moves", "tables_moves_create": "moves",
     "tables_events": "push", "stream_events": "push", "me_webhooks_list": "push", "me_webhooks_create": "push", "me_webhooks_retrieve": "push",
     "me_webhooks_update": "push", "me_webhooks_delete": "push", "me_webhooks_deliveries": "push",
@@ -328,12 +331,25 @@ def account_event_data() -> dict[str, dict]:
     from games.services.account_events import EVENTS
 
     data = webhook_data()
-    table_facts = {"type": "object", "description": "facts about the event's invitation or table (public only)"}
-    for event in ("invited", "invitation_declined", "rematch_offered"):
-        data[event] = {**table_facts, "description": {
-            "invited": "You were invited to a table (accept or decline it: /me/invitations)",
-            "invitation_declined": "A player declined your invitation",
-            "rematch_offered": "A player of your finished table opened its rematch and invited you",
-        }[event]}
+    # The invitations' events (games.services.invitations): the invitation as the API shows it
+    # (component `Invitation`) and the table's public facts.
+    table = {"type": "string", "format": "uuid"}
+    invitation = {"$ref": "#/components/schemas/Invitation"}
+    player = {"$ref": "#/components/schemas/Player"}
+
+    def obj(description, **properties):
+        return {"type": "object", "description": description, "properties": properties,
+                "required": list(properties), "additionalProperties": False}
+
+    data["invited"] = obj("You were invited to a table (accept or decline it: /me/invitations)",
+                          invitation=invitation, game=_games(), table=table,
+                          host={**player, "description": "the table's host"})
+    data["invitation_declined"] = obj("A player declined your invitation to a table you host",
+                                      invitation=invitation, game=_games(), table=table,
+                                      by={**player, "description": "the invitee"})
+    data["rematch_offered"] = obj("A player of your finished table opened its rematch and invited you",
+                                  table={**table, "description": "the rematch table"},
+                                  rematch_of={**table, "description": "the finished table"}, game=_games(),
+                                  host={**player, "description": "the rematch table's host"}, invitation=invitation)
     assert set(data) == set(EVENTS), "every account event is documented"
     return data

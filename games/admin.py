@@ -12,7 +12,7 @@ from django.utils.html import format_html, format_html_join
 
 from config.errors import ApiError
 from games import selectors
-from games.models import Seat, Table
+from games.models import Invitation, Seat, Table
 from games.services import lopti as lopti_services
 from games.services import tables as table_services
 
@@ -32,11 +32,12 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    list_display = ("id", "game", "status", "host", "seat_count", "version", "private", "aborted", "created_at")
-    list_filter = ("game", "status", "private", "aborted")
+    list_display = ("id", "game", "status", "host", "seat_count", "version", "private", "invite_only", "aborted",
+                    "created_at")
+    list_filter = ("game", "status", "private", "invite_only", "aborted")
     search_fields = ("id", "host__username", "seats__user__username")
-    fields = ("id", "game", "status", "host", "seat_count", "options", "turn_timeout", "private", "version",
-              "deadline", "aborted", "created_at", "started_at", "finished_at", "lopti_session", "recent_moves",
+    fields = ("id", "game", "status", "host", "seat_count", "options", "turn_timeout", "private", "invite_only",
+              "rematch", "version", "deadline", "aborted", "created_at", "started_at", "finished_at", "lopti_session", "recent_moves",
               "public_state")
     readonly_fields = fields
     inlines = [SeatInline]
@@ -131,5 +132,23 @@ class TableAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Read-only: invitations change only through their invitee's answer (the API's services)."""
+
+    list_display = ("id", "table", "by", "to", "status", "rematch", "created_at", "answered_at")
+    list_filter = ("status", "rematch")
+    search_fields = ("table__id", "by__username", "to__username")
+    fields = list_display
+    readonly_fields = fields
+    list_select_related = ("table", "by", "to")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
 
 from games import webhook_admin  # noqa: E402,F401 - registers the webhook admin pages

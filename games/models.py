@@ -23,6 +23,9 @@ class Table(models.Model):
     options = models.JSONField(default=dict)
     turn_timeout = models.PositiveIntegerField(default=60, help_text="seconds per decision; 0 = no limit")
     private = models.BooleanField(default=False)
+    # Only the host's invitees may join (docs/api.md, "Account stream, invitations and rematch");
+    # unlisted, like a private table.
+    invite_only = models.BooleanField(default=False)
     # Staff-only set-up, kept to replay the log from the first deal; never sent to players.
     deck = models.JSONField(null=True, blank=True)
     first_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -49,6 +52,9 @@ class Table(models.Model):
     # its free seats go to bots.
     quick_play_key = models.CharField(max_length=64, blank=True, default="", db_index=True)
     bots_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # The table a rematch of this finished one opened: every later rematch call answers with it.
+    # Cleared if that table is deleted (left empty before its start), so a new rematch can open.
+    rematch = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="rematch_of")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -89,6 +95,37 @@ class Seat(models.Model):
     def bot_controlled(self) -> bool:
         """A bot moves for this seat: a bot player, a player who left, or one marked away."""
         return self.is_bot or self.left or self.away
+
+
+class Invitation(models.Model):
+    """The host's invitation of a user to an open table (docs/api.md, "Account stream, invitations
+    and rematch"). At most one pending invitation per table and invitee; an answer is final.
+    Written only under the table's lock (games.services.invitations)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="invitations")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_sent")
+    to = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    rematch = models.BooleanField(default=False, help_text="sent by a rematch of the table's players' last table")
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "to"], condition=models.Q(status="pending"), name="unique_pending_invitation"
+            )
+        ]
+        indexes = [models.Index(fields=["to", "status"])]
+
+    def __str__(self) -> str:
+        return f"invitation {self.pk} of {self.to_id} to {self.table_id} ({self.status})"
 
 
 class Move(models.Model):

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import Case, Q, When
 
 from config.errors import Conflict, NotFound
 from games import deal_log, prepared
 from games.engine import lopti as lopti_engine
 from games.engine import registry
-from games.models import Move, Seat, Table
+from games.models import Invitation, Move, Seat, Table
 
 
 def get_table(table_id) -> Table:
@@ -59,7 +59,7 @@ def move_events(table: Table, events: list[dict], seat: int | None) -> list[dict
     return [engine.view_event(e, seat) for e in events]
 
 
-def _player_json(user) -> dict | None:
+def player_json(user) -> dict | None:
     if user is None:
         return None
     return {"id": user.pk, "username": user.username}
@@ -91,7 +91,7 @@ def table_seats(table: Table) -> list[dict]:
         row = rows[player]
         shown = {
             "seat": seat,
-            "player": _player_json(row.user),
+            "player": player_json(row.user),
             "is_bot": row.is_bot or row.left,
             "away": row.away,
         }
@@ -118,11 +118,13 @@ def table_summary(table: Table) -> dict:
         "game": table.game,
         "status": table.status,
         "version": table.version,
-        "host": _player_json(table.host),
+        "host": player_json(table.host),
         "seats": table_seats(table),
         "options": {**table.options, "bot_delay": table.bot_delay, "rated": table.rated},
         "turn_timeout": table.turn_timeout,
         "private": table.private,
+        "invite_only": table.invite_only,
+        "rematch": None if table.rematch_id is None else str(table.rematch_id),
         "aborted": table.aborted,
         "created_at": table.created_at,
         "started_at": table.started_at,
@@ -234,7 +236,7 @@ def spectator_move(table: Table, record: Move) -> dict:
 
 
 def tables_list(*, game: str | None = None, status: str | None = None):
-    qs = Table.objects.filter(private=False).select_related("host").prefetch_related("seats__user")
+    qs = Table.objects.filter(private=False, invite_only=False).select_related("host").prefetch_related("seats__user")
     if game:
         qs = qs.filter(game=game)
     if status:
@@ -250,6 +252,37 @@ def user_tables(user):
         .prefetch_related("seats__user")
         .order_by("-created_at")
     )
+
+
+def invitation_json(invitation: Invitation) -> dict:
+    """An invitation as its invitee and the API see it: the table's id, game and status, who
+    invited whom, the answer. Public facts only (no table state)."""
+    table = invitation.table
+    return {
+        "id": invitation.pk,
+        "table": str(table.pk),
+        "game": table.game,
+        "table_status": table.status,
+        "by": player_json(invitation.by),
+        "to": player_json(invitation.to),
+        "status": invitation.status,
+        "rematch": invitation.rematch,
+        "created_at": invitation.created_at,
+        "answered_at": invitation.answered_at,
+    }
+
+
+# GET /me/invitations: the pending ones first, then the answered, newest first, at most this many.
+MY_INVITATIONS = 100
+
+
+def user_invitations(user, *, status: str | None = None) -> list[Invitation]:
+    """The caller's invitations: pending first, then newest first (MY_INVITATIONS at most)."""
+    qs = Invitation.objects.filter(to=user).select_related("table", "by", "to")
+    if status:
+        qs = qs.filter(status=status)
+    pending_first = Case(When(status=Invitation.Status.PENDING, then=0), default=1)
+    return list(qs.order_by(pending_first, "-created_at", "-id")[:MY_INVITATIONS])
 
 
 def table_winners(table: Table) -> list[int]:

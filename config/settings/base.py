@@ -264,6 +264,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "FaceUpSourceEnum": ["hand", "face_down"],
         "TableStatusEnum": "games.models.Table.Status",
+        "InvitationStatusEnum": "games.models.Invitation.Status",
         "VoteStatusEnum": ["open", "passed", "failed", "tied", "decided"],
         "WebhookEventEnum": "games.services.webhooks.EVENTS",
         "ApiTokenKindEnum": "accounts.models.ApiToken.Kind",

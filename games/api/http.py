@@ -5,6 +5,7 @@ rendered by the one error handler (config.errors.exception_handler)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
@@ -22,16 +23,18 @@ class Idempotent:
     """POST handling shared by state-changing operations: Idempotency-Key replay, errors
     rendered in the one error shape, and the stored first response."""
 
-    def idempotent(self, request, run, *, status: int = 200, versioned: bool = True) -> Response:
+    def idempotent(self, request, run, *, status: int | Callable[[], int] = 200, versioned: bool = True) -> Response:
         """`versioned`: the body's `expected_version` (api.md, optimistic concurrency) is checked
-        under the table lock (common.expecting); views whose service checks it itself say False."""
+        under the table lock (common.expecting); views whose service checks it itself say False.
+        `status`: the success status, or a function that says it once `run` has run (an
+        operation that answers 201 or 200 depending on what it found)."""
         def call():
             try:
                 body = run()
             except Exception as exc:  # rendered like any API error, then stored
                 response = self.handle_exception(exc)
                 return response.status_code, jsonable(response.data)
-            return status, jsonable(body)
+            return (status() if callable(status) else status), jsonable(body)
 
         key = request.headers.get("Idempotency-Key")
         if key is not None and not 0 < len(key) <= IDEMPOTENCY_KEY_MAX:

@@ -60,7 +60,9 @@ class TableOutputSerializer(serializers.Serializer):
     seats = SeatSerializer(many=True)
     options = serializers.DictField()
     turn_timeout = serializers.IntegerField()
-    private = serializers.BooleanField()
+    private = serializers.BooleanField(help_text="not listed; anyone with the id may view and join (an invite link)")
+    invite_only = serializers.BooleanField(help_text="not listed; only the host's invitees may join")
+    rematch = serializers.UUIDField(allow_null=True, help_text="the table a rematch of this finished one opened, if any")
     aborted = serializers.BooleanField(help_text="stopped by an operator")
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
@@ -141,7 +143,11 @@ class TablesApi(Idempotent, APIView):
             required=False, default=60, min_value=0, max_value=tables.MAX_TURN_TIMEOUT,
             help_text="seconds per decision, 0 = no limit, at most 7 days",
         )
-        private = serializers.BooleanField(required=False, default=False)
+        private = serializers.BooleanField(
+            required=False, default=False, help_text="not listed; anyone with the id may view and join (an invite link)")
+        invite_only = serializers.BooleanField(
+            required=False, default=False,
+            help_text="not listed; only the host's invitees may join (403 forbidden for anyone else)")
         deck = serializers.ListField(child=serializers.CharField(), required=False, help_text="staff only: the first deal's cards, card 0 dealt first")
         first_dealer = serializers.IntegerField(required=False, help_text="staff only")
         seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1, help_text="staff only")

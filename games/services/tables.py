@@ -10,7 +10,7 @@ from django.utils import timezone
 from config.errors import Conflict, Forbidden, Invalid
 from games.engine import base as engine_base
 from games.engine import registry
-from games.models import Move, Seat, Table
+from games.models import Invitation, Move, Seat, Table
 
 from .common import apply_move, bump, engine_error, engine_for, lock_table, refresh_deadline
 
@@ -44,6 +44,7 @@ def table_create(
     options: dict | None = None,
     turn_timeout: int = 60,
     private: bool = False,
+    invite_only: bool = False,
     deck: list[str] | None = None,
     first_dealer: int | None = None,
     seed: int | None = None,
@@ -111,6 +112,7 @@ def table_create(
             options=clean_options,
             turn_timeout=turn_timeout,
             private=private,
+            invite_only=invite_only,
             deck=deck,
             first_dealer=first_dealer,
             seed=seed,
@@ -160,21 +162,41 @@ def free_seat(table: Table, seat: int | None) -> Seat:
 
 
 def table_join(*, table_id, user, seat: int | None = None) -> Table:
-    """Take a free seat (the lowest free one unless `seat` is named). Runs under the table lock.
-    A quick-play table's seats are not for bot accounts (403 `forbidden`; services.lobby)."""
+    """Take a free seat (the lowest free one unless `seat` is named). At an `invite_only` table,
+    only a holder of a pending invitation (or the host) may; joining accepts the caller's pending
+    invitation to the table, if any. A quick-play table's seats are not for bot accounts (403
+    `forbidden`; services.lobby)."""
     with transaction.atomic():
         table = lock_table(table_id)
-        if table.status != Table.Status.OPEN:
-            raise Conflict("the table has already started")
-        if table.quick_play_key and user.is_bot_account:
-            raise Forbidden(QUICK_PLAY_REFUSES_BOT_ACCOUNTS)
-        if _seated(table, user) is not None:
-            raise Conflict("you already sit at this table")
-        row = free_seat(table, seat)
-        row.user = user
-        row.save(update_fields=["user"])
-        bump(table, update_fields=[])
+        invitation = pending_invitation(table, user)
+        if table.invite_only and invitation is None and table.host_id != user.pk:
+            raise Forbidden("this table is invite-only: only the host's invitees may join")
+        join_locked(table, user=user, seat=seat, invitation=invitation)
         return table
+
+
+def pending_invitation(table: Table, user) -> Invitation | None:
+    """The user's pending invitation to a locked table (invitations change only under its lock)."""
+    return Invitation.objects.filter(table=table, to=user, status=Invitation.Status.PENDING).first()
+
+
+def join_locked(table: Table, *, user, seat: int | None = None, invitation: Invitation | None = None) -> None:
+    """Seat `user` at a locked open table, accepting `invitation` (theirs, pending): the join and
+    an invitation's acceptance are this one step, with the same errors."""
+    if table.status != Table.Status.OPEN:
+        raise Conflict("the table has already started")
+    if table.quick_play_key and user.is_bot_account:
+        raise Forbidden(QUICK_PLAY_REFUSES_BOT_ACCOUNTS)
+    if _seated(table, user) is not None:
+        raise Conflict("you already sit at this table")
+    row = free_seat(table, seat)
+    row.user = user
+    row.save(update_fields=["user"])
+    if invitation is not None:
+        invitation.status = Invitation.Status.ACCEPTED
+        invitation.answered_at = timezone.now()
+        invitation.save(update_fields=["status", "answered_at"])
+    bump(table, update_fields=[])
 
 
 def table_leave(*, table_id, user) -> Table | None:

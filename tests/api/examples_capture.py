@@ -133,6 +133,21 @@ def test_capture(make_user, table_of, settings, anon, monkeypatch):
     rec("players_retrieve", host.api.get("/api/v1/players/" + host.username), summary="a player's ratings")
     rec("leaderboards_retrieve", host.api.get("/api/v1/leaderboards/president"), summary="the President leaderboard")
 
+    # invitations and the rematch of the finished table
+    rematched = rec("tables_rematch", users[1].api.post(f"/api/v1/tables/{table_id}/rematch"), expect=201,
+                    summary="the same table again: you its host, the bots seated, the other players invited").json()
+    rec("me_invitations_list", host.api.get("/api/v1/me/invitations"), summary="your invitations, pending first")
+    mine = host.api.get("/api/v1/me/invitations").json()[0]["id"]
+    rec("me_invitations_accept", host.api.post(f"/api/v1/me/invitations/{mine}/accept"),
+        summary="seated at the rematch, as a join would")
+    theirs = users[2].api.get("/api/v1/me/invitations").json()[0]["id"]
+    rec("me_invitations_decline", users[2].api.post(f"/api/v1/me/invitations/{theirs}/decline"),
+        summary="no, thanks: the host is told")
+    body = {"username": "alice"}
+    rec("tables_invitations_create",
+        users[1].api.post(f"/api/v1/tables/{rematched['id']}/invitations", body, format="json"), body, expect=201,
+        summary="the host invites a player by name")
+
     rec("me_webhooks_list", host.api.get("/api/v1/me/webhooks"), summary="your webhooks")
     rec("me_webhooks_retrieve", host.api.get(f"/api/v1/me/webhooks/{webhook['id']}"), summary="one webhook")
     body = {"events": ["your_turn", "table_started", "table_finished"], "active": True}

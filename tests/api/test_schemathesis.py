@@ -37,6 +37,7 @@ ACCEPTS_400 = {
     # past this table's seats is 400, as for bots.
     "tables_join": "the seat must exist at this table",
     "tables_moves_create": "the game's rules decide which moves are legal",
+    "tables_invitations_create": "the username must name an account other than the host's",
     "lopti_house_rules_submit": "a house rule's meaning is checked by the engine (L-11.7)",
     "lopti_house_rules_edit": "a house rule's meaning is checked by the engine (L-11.7)",
     "lopti_votes_propose": "a proposal's meaning is checked by the engine (L-12)",

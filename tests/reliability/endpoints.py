@@ -14,6 +14,8 @@ TABLE_ENDPOINTS = [
     ("bots", "POST", "/bots", {"level": "random"}, "president"),
     ("back", "POST", "/back", None, "president"),
     ("start", "POST", "/start", None, "president"),
+    ("invite", "POST", "/invitations", {"username": "nobody"}, "president"),
+    ("rematch", "POST", "/rematch", None, "president"),
     ("state", "GET", "/state", None, "president"),
     ("moves_list", "GET", "/moves", None, "president"),
     ("move", "POST", "/moves", MOVE, "president"),

@@ -65,6 +65,16 @@ EXPECTED = {
         "active":   "401 401 403 403 403 403 409 403",
         "finished": "401 401 403 403 403 403 409 403",
     },
+    "invite": {  # host only; nobody is named "nobody": 400 for the host, before the start as after
+        "open":     "401 401 403 403 403 403 400 403",
+        "active":   "401 401 403 403 403 403 400 403",
+        "finished": "401 401 403 403 403 403 400 403",
+    },
+    "rematch": {  # the players of a finished table (aborted here); 409 before its end
+        "open":     "401 401 403 403 409 409 409 403",
+        "active":   "401 401 403 403 409 409 409 403",
+        "finished": "401 401 403 403 201 201 201 403",
+    },
     "state": {
         "open":     "401 401 200 200 200 200 200 200",
         "active":   "401 401 200 200 200 200 200 200",
@@ -316,6 +326,9 @@ ACCOUNT_EXPECTED = [
     ("GET", "/api/v1/me", None, "401 401 200 200"),
     ("GET", "/api/v1/me/tables", None, "401 401 200 200"),
     ("GET", "/api/v1/me/webhooks", None, "401 401 200 200"),
+    ("GET", "/api/v1/me/invitations", None, "401 401 200 200"),
+    ("POST", "/api/v1/me/invitations/999999/accept", None, "401 401 404 404"),
+    ("POST", "/api/v1/me/invitations/999999/decline", None, "401 401 404 404"),
     ("GET", "/api/v1/me/webhooks/{other_webhook}", None, "401 401 404 404"),  # someone else's
     ("DELETE", "/api/v1/me/webhooks/{other_webhook}", None, "401 401 404 404"),
     ("GET", "/api/v1/me/webhooks/{other_webhook}/deliveries", None, "401 401 404 404"),

@@ -22,6 +22,8 @@ STATE_CHANGING = [
     ("POST", "/bots", {"level": "random"}, "president"),
     ("POST", "/back", None, "president"),
     ("POST", "/start", None, "president"),
+    ("POST", "/invitations", {"username": "nobody"}, "president"),
+    ("POST", "/rematch", None, "president"),
     ("POST", "/moves", {"type": "pass"}, "president"),
     ("POST", "/moves", {"type": "keep"}, "lopti"),
     ("POST", "/house-rules", {"decline": True}, "lopti"),
