@@ -19,14 +19,30 @@ Environment: TABLES (50), WAITERS (20 per table), WAIT (30), SPECTATORS (100), S
 ROUNDS (1 per setup), STAGGER (0: all movers at once; else seconds between one table's move and the next),
 MODES ("pgredis makerun"), SERVER, WORKERS (2), DB_CONN_MAX_AGE (0), PROJECT_ENV, OUT,
 KIND (poll: the waiters are `?wait=` long-polls; sse: event streams, `GET /tables/{id}/events`
-with Last-Event-ID, answered by their first event of a later version), DUMP (a file: each round's
-answers and moves, with their times, appended as one JSON line: which tables' waiters were late).
+with Last-Event-ID, answered by their first event of a later version; account: account streams,
+below), INVITES (KIND=account: serial or burst), DUMP (a file: each round's answers and moves,
+with their times, appended as one JSON line: which tables' waiters were late).
 Prints a Markdown table; JSON lines to bench/results/. Asserts nothing about time.
+
+KIND=account: TABLES x WAITERS users, each with one account stream (`GET /api/v1/stream/events`,
+Last-Event-ID: the last event id the driver has seen for the user, so the opening sends nothing
+already counted); seeded are TABLES x ROUNDS open tables, each with only its host seated. A
+round opens every stream, waits until each has its opening (the `retry:` line) and SETTLE more
+seconds, then each of the round's TABLES hosts invites its table's WAITERS users (`POST
+/tables/{id}/invitations {username}`): one after another on one connection, the hosts all at
+once (INVITES=serial), or all TABLES x WAITERS invitations at once, each on a connection of its
+own (INVITES=burst). So each stream gets exactly one new event, `invited` for that table.
+Wake-up = the event's arrival minus its invitation's answer time. Each round has tables of its
+own (a user holds at most one pending invitation per table). A stream fails on a non-200, a
+socket error, an event before its invitation went out, any other event (one of an earlier
+round's table, which a stream of that round missed, is skipped), or no event within WAIT
+seconds of the last invitation's answer; an invitation fails on anything but a 201.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import math
 import os
@@ -174,6 +190,231 @@ async def mover(port, table, t0, out, delay=0.0):
     out[table["table"]] = rec
 
 
+class Dechunker:
+    """The payload of a chunked HTTP/1.1 body as it arrives: feed() the bytes read, get back
+    those of the chunks now complete (a chunk split across reads waits for its end)."""
+
+    def __init__(self):
+        self.raw = b""
+        self.ended = False
+
+    def feed(self, data: bytes) -> bytes:
+        self.raw += data
+        out = []
+        while not self.ended:
+            line_end = self.raw.find(b"\r\n")
+            if line_end < 0:
+                break
+            size = int(self.raw[:line_end].split(b";")[0], 16)  # ValueError on a framing error
+            if size == 0:
+                self.ended = True
+                break
+            start = line_end + 2
+            if len(self.raw) < start + size + 2:
+                break
+            out.append(self.raw[start:start + size])
+            self.raw = self.raw[start + size + 2:]
+        return b"".join(out)
+
+
+class EventParser:
+    """Server-Sent Events from a stream's payload: feed() bytes, get back the events now
+    complete (a block ended by a blank line) as {field: value} ("data" lines joined by a
+    newline). Comments (`: ping`) are no field, so a block of comments only is no event."""
+
+    def __init__(self):
+        self.text = ""
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+
+    def feed(self, data: bytes) -> list[dict]:
+        self.text += self.decoder.decode(data)
+        *blocks, self.text = self.text.split("\n\n")
+        events = []
+        for block in blocks:
+            fields: dict[str, str] = {}
+            for line in block.split("\n"):
+                if not line or line.startswith(":"):
+                    continue
+                name, _, value = line.partition(":")
+                value = value[1:] if value.startswith(" ") else value
+                fields[name] = fields[name] + "\n" + value if name == "data" and name in fields else value
+            if fields:
+                events.append(fields)
+        return events
+
+
+def account_record(user: dict, after: int, table: str) -> dict:
+    return {"table": table, "user": user["username"], "after": after, "last": after, "opened": None,
+            "t": None, "id": None, "error": None, "skipped": 0}
+
+
+async def account_waiter(port, token, table, earlier, t0, rec, open_timeout=60.0):
+    """KIND=account: a user's account stream, from the event id in rec["after"]. rec["opened"]
+    is set when its opening (the `retry:` line) is read; its answer is the first `invited`
+    event for `table`, this round's. An event of a table in `earlier` (an earlier round's, one a
+    stream then missed) is skipped; any other is a wrong event. Runs until its answer, an error
+    or cancellation (then "no event"); rec["last"] is the newest event id it read."""
+    writer = None
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(("GET /api/v1/stream/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      f"Authorization: Token {token}\r\nAccept: text/event-stream\r\n"
+                      f"Last-Event-ID: {rec['after']}\r\n\r\n").encode())
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), open_timeout)
+        status = int(head.split(b" ", 2)[1])
+        if status != 200:
+            rec["error"] = f"HTTP {status}"
+            return
+        if b"transfer-encoding: chunked" not in head.lower():
+            rec["error"] = "socket: not chunked"
+            return
+        body, parser = Dechunker(), EventParser()
+        while True:
+            chunk = await reader.read(65536)
+            if not chunk:
+                rec["error"] = "socket: the stream ended"
+                return
+            for event in parser.feed(body.feed(chunk)):
+                if "retry" in event and rec["opened"] is None:
+                    rec["opened"] = time.perf_counter() - t0
+                if "id" in event:
+                    rec["last"] = max(rec["last"], int(event["id"]))
+                if "event" not in event:
+                    continue
+                about = json.loads(event.get("data") or "{}").get("table")
+                if event["event"] == "invited" and about == table:
+                    rec["t"] = time.perf_counter() - t0
+                    rec["id"] = int(event["id"])
+                    return
+                if about in earlier:
+                    rec["skipped"] += 1
+                    continue
+                rec["t"] = time.perf_counter() - t0
+                rec["error"] = f"wrong event: {event['event']}"
+                return
+            if body.ended:
+                rec["error"] = "socket: the stream ended"
+                return
+    except asyncio.CancelledError:
+        rec["error"] = rec["error"] or "no event"
+    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError,
+            KeyError, AttributeError) as exc:
+        rec["error"] = f"socket: {type(exc).__name__}"
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+async def inviter(port, table, users, t0, out, delay=0.0, burst=False):
+    """The host of an open table invites `users` (after `delay` seconds): one after another on one
+    keep-alive connection, or (burst) all at once, each on a connection of its own. out[username]:
+    when its invitation was sent and answered, and its error (anything but a 201)."""
+    await asyncio.sleep(delay)
+
+    async def invite(conn, user):
+        rec = out[user["username"]] = {"table": table["table"], "sent": None, "done": None, "error": None}
+        try:
+            rec["sent"] = time.perf_counter() - t0
+            status, _, _ = await conn.request("POST", f"/api/v1/tables/{table['table']}/invitations",
+                                              {"Authorization": f"Token {table['token']}"},
+                                              {"username": user["username"]})
+            rec["done"] = time.perf_counter() - t0
+            if status != 201:
+                rec["error"] = f"HTTP {status}"
+        except HttpError as exc:
+            rec["error"] = f"socket: {exc}"
+
+    conns = [Connection(port, 60) for _ in (users if burst else users[:1])]
+    try:
+        if burst:
+            await asyncio.gather(*(invite(conn, user) for conn, user in zip(conns, users, strict=True)))
+        else:
+            for user in users:
+                await invite(conns[0], user)
+    finally:
+        for conn in conns:
+            conn.close()
+
+
+def account_plan(seeded: dict, cfg: dict, rnd: int) -> list[tuple[dict, list[dict]]]:
+    """Round `rnd`'s (from 1) open tables, each with the users its host invites: the round's
+    TABLES tables of its own, table i inviting users i x WAITERS to (i + 1) x WAITERS - 1, so
+    that every user gets exactly one invitation a round."""
+    n, w = cfg["tables"], cfg["waiters"]
+    tables, users = seeded["open"][(rnd - 1) * n:rnd * n], seeded["invitees"]
+    if len(tables) < n or len(users) < n * w:
+        raise SystemExit(f"bench: round {rnd} needs {n} open tables and {n * w} invitees seeded")
+    return [(table, users[i * w:(i + 1) * w]) for i, table in enumerate(tables)]
+
+
+async def account_round(cfg, port, seeded, server, stack, rnd, last_ids) -> dict:
+    """KIND=account's round (the module's docstring); last_ids (username -> the newest event id
+    read) is updated for the next round."""
+    plan = account_plan(seeded, cfg, rnd)
+    earlier = {t["table"] for t in seeded["open"][:(rnd - 1) * cfg["tables"]]}
+    idle = proc_figures(server())
+    t0 = time.perf_counter()
+    recs, tasks = [], []
+    for table, users in plan:
+        for user in users:
+            rec = account_record(user, last_ids.get(user["username"], 0), table["table"])
+            recs.append(rec)
+            tasks.append(asyncio.create_task(account_waiter(port, user["token"], table["table"], earlier, t0, rec)))
+    while (not all(r["opened"] is not None or r["error"] for r in recs)
+           and time.perf_counter() - t0 < cfg["wait"]):
+        await asyncio.sleep(0.05)
+    opened_s = time.perf_counter() - t0
+    await asyncio.sleep(cfg["settle"])
+    parked = proc_figures(server())
+    backends = stack.pg_backends("longpoll") if stack.pg_data else None
+    early = sum(task.done() for task in tasks)
+    lags: list[float] = []
+    watching = asyncio.create_task(loop_lag(lags))
+    invites: dict[str, dict] = {}
+    await asyncio.gather(*(inviter(port, table, users, t0, invites, i * cfg["stagger"], cfg["invites"] == "burst")
+                           for i, (table, users) in enumerate(plan)))
+    at_moves = proc_figures(server())
+    _, pending = await asyncio.wait(tasks, timeout=cfg["wait"])
+    watching.cancel()
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    wake, errors = [], {}
+    for rec in recs:
+        last_ids[rec["user"]] = max(last_ids.get(rec["user"], 0), rec["last"])
+        invite = invites.get(rec["user"])
+        error = rec["error"] or (None if invite and invite["done"] is not None and not invite["error"]
+                                 else "invitation failed")
+        if error is None and rec["t"] < invite["sent"]:
+            error = "answered before the invitation"
+        if error:
+            key = error.split(":")[0]
+            errors[key] = errors.get(key, 0) + 1
+        else:
+            wake.append((rec["t"] - invite["done"]) * 1000)
+    if os.environ.get("DUMP"):
+        with open(os.environ["DUMP"], "a") as f:
+            f.write(json.dumps({"round": rnd, "answers": recs, "invitations": invites}) + "\n")
+    n = len(recs)
+    ok = [i for i in invites.values() if i["done"] is not None and not i["error"]]
+    invite_ms = [(i["done"] - i["sent"]) * 1000 for i in ok]
+    return {
+        "waiters": n, "ok": len(wake), "failed": n - len(wake), "errors": errors, "answered_early": early,
+        "wake_ms": {"p50": pct(wake, .5), "p95": pct(wake, .95), "max": pct(wake, 1)},
+        "move_ms": {"p50": pct(invite_ms, .5), "p95": pct(invite_ms, .95), "max": pct(invite_ms, 1)},
+        "driver_lag_ms": {"p95": pct(lags, .95), "max": pct(lags, 1)},
+        "moves_ok": len(ok), "moves_of": n,
+        "move_errors": sorted({i["error"] for i in invites.values() if i["error"]})[:5],
+        # from the first invitation sent to the last answered: how long the burst of invitations took
+        "invitations_s": round(max(i["done"] for i in ok) - min(i["sent"] for i in ok), 2) if ok else None,
+        "opened_s": round(opened_s, 2), "skipped_backlog": sum(r["skipped"] for r in recs),
+        "server_idle": idle, "server_parked": parked, "server_at_moves": at_moves,
+        "server_fds_per_waiter": round((parked["fds"] - idle["fds"]) / n, 2),
+        "server_threads_added": parked["threads"] - idle["threads"],
+        "pg_client_backends_parked": backends,
+    }
+
+
 async def loop_lag(out: list[float], every: float = 0.001) -> None:
     """How late each 1 ms sleep of the driver's loop woke (ms), until cancelled."""
     while True:
@@ -261,6 +502,15 @@ async def one_round(cfg, port, seeded, server, stack) -> dict:
     }
 
 
+def seed_args(cfg: dict) -> list[str]:
+    """What bench/seed_project.py seeds for the kind: started tables and spectators for the
+    table waiters; for KIND=account, open tables for every round and a user per stream."""
+    if cfg["kind"] == "account":
+        return ["--no-read", "--tables", "0", "--open", str(cfg["tables"] * cfg["rounds"]),
+                "--invitees", str(cfg["tables"] * cfg["waiters"])]
+    return ["--no-read", "--tables", str(cfg["tables"]), "--spectators", str(cfg["spectators"])]
+
+
 def run_mode(mode: str, cfg: dict) -> dict:
     extra_env = dict(kv.split("=", 1) for kv in shlex.split(os.environ.get("PROJECT_ENV", "")))
     with Stack() as stack:
@@ -275,8 +525,7 @@ def run_mode(mode: str, cfg: dict) -> dict:
                 os.environ.pop(name, None)
         stack.run([PYTHON, "manage.py", "migrate", "--noinput"], env=env)
         seeded_file = stack.dir / "seeded.json"
-        stack.run([PYTHON, str(BENCH / "seed_project.py"), "--no-read", "--tables", str(cfg["tables"]),
-                   "--spectators", str(cfg["spectators"]), "--out", str(seeded_file)], env=env)
+        stack.run([PYTHON, str(BENCH / "seed_project.py"), *seed_args(cfg), "--out", str(seeded_file)], env=env)
         seeded = json.loads(seeded_file.read_text())
         if mode == "pgredis":
             port, proc = stack.serve("web", "config.asgi:application", ROOT, env, cfg["server"], cfg["workers"])
@@ -293,11 +542,14 @@ def run_mode(mode: str, cfg: dict) -> dict:
 
         log(f"{mode}: {cfg['tables']} tables x {cfg['waiters']} waiters, server pids {server()}, "
             f"ulimit -n {nofile_of(server()[-1])}")
-        rows = []
+        rows, last_ids = [], {}
         for rnd in range(1, cfg["rounds"] + 1):
-            row = asyncio.run(one_round(cfg, port, seeded, server, stack))  # on uvloop: main()
+            if cfg["kind"] == "account":
+                row = asyncio.run(account_round(cfg, port, seeded, server, stack, rnd, last_ids))
+            else:
+                row = asyncio.run(one_round(cfg, port, seeded, server, stack))  # on uvloop: main()
             row.update(mode=mode, round=rnd, tables=cfg["tables"], wait_s=cfg["wait"], stagger_s=cfg["stagger"],
-                       kind=cfg["kind"],
+                       kind=cfg["kind"], invites=cfg["invites"] if cfg["kind"] == "account" else None,
                        server_nofile=nofile_of(server()[-1]),
                        server=cfg["server"] if mode == "pgredis" else "manage.py serve",
                        workers=cfg["workers"] if mode == "pgredis" else 1)
@@ -312,7 +564,7 @@ def run_mode(mode: str, cfg: dict) -> dict:
 
 
 def report(rows: list[dict]) -> str:
-    lines = ["| setup | waiters | failed | wake-up p50 / p95 / max (ms) | moves ok, p50 / max (ms) "
+    lines = ["| setup | waiters | failed | wake-up p50 / p95 / max (ms) | moves (invitations) ok, p50 / max (ms) "
              "| server threads idle → parked | RSS MB idle → parked | fds idle → parked (per waiter) "
              "| PG backends parked |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
@@ -322,33 +574,46 @@ def report(rows: list[dict]) -> str:
                  else "`make run`: manage.py serve, SQLite")
         if r.get("kind") == "sse":
             setup = "event streams, " + setup
+        elif r.get("kind") == "account":
+            setup = f"account streams ({r['invites']} invitations), " + setup
         if len(rows) > len({x["mode"] for x in rows}) or r["stagger_s"]:
             setup += f", round {r['round']}" + (f", movers {r['stagger_s']} s apart" if r["stagger_s"] else "")
         errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
         lines.append(f"| {setup} | {r['waiters']} | {r['failed']}{f' ({errors})' if errors else ''} "
-                     f"| {w['p50']} / {w['p95']} / {w['max']} | {r['moves_ok']} of {r['tables']}, {m['p50']} / {m['max']} "
+                     f"| {w['p50']} / {w['p95']} / {w['max']} | {r['moves_ok']} of {r.get('moves_of', r['tables'])}, {m['p50']} / {m['max']} "
                      f"| {i['threads']} → {p['threads']} | {i['rss_mb']:.0f} → {p['rss_mb']:.0f} "
                      f"| {i['fds']} → {p['fds']} ({r['server_fds_per_waiter']}) "
                      f"| {r['pg_client_backends_parked'] if r['pg_client_backends_parked'] is not None else 'n/a'} |")
     return "\n".join(lines)
 
 
-def main():
+def config(env) -> dict:
+    """The run's settings from the environment (the module's docstring); SystemExit on a bad one."""
     cfg = {
-        "tables": int(os.environ.get("TABLES", 50)), "waiters": int(os.environ.get("WAITERS", 20)),
-        "wait": int(os.environ.get("WAIT", 30)), "spectators": int(os.environ.get("SPECTATORS", 100)),
-        "settle": float(os.environ.get("SETTLE", 5)), "rounds": int(os.environ.get("ROUNDS", 1)),
-        "stagger": float(os.environ.get("STAGGER", 0)), "modes": os.environ.get("MODES", "pgredis makerun").split(),
-        "server": os.environ.get("SERVER", "uvicorn"), "workers": int(os.environ.get("WORKERS", 2)),
-        "conn_max_age": os.environ.get("DB_CONN_MAX_AGE", "0"),
-        "kind": os.environ.get("KIND", "poll"),
+        "tables": int(env.get("TABLES", 50)), "waiters": int(env.get("WAITERS", 20)),
+        "wait": int(env.get("WAIT", 30)), "spectators": int(env.get("SPECTATORS", 100)),
+        "settle": float(env.get("SETTLE", 5)), "rounds": int(env.get("ROUNDS", 1)),
+        "stagger": float(env.get("STAGGER", 0)), "modes": env.get("MODES", "pgredis makerun").split(),
+        "server": env.get("SERVER", "uvicorn"), "workers": int(env.get("WORKERS", 2)),
+        "conn_max_age": env.get("DB_CONN_MAX_AGE", "0"),
+        "kind": env.get("KIND", "poll"), "invites": env.get("INVITES", "serial"),
     }
-    if cfg["kind"] not in ("poll", "sse"):
-        raise SystemExit("bench: KIND is poll (?wait= long-polls) or sse (event streams)")
+    if cfg["kind"] not in ("poll", "sse", "account"):
+        raise SystemExit("bench: KIND is poll (?wait= long-polls), sse (table event streams) or account "
+                         "(account streams woken by invitations)")
+    if cfg["invites"] not in ("serial", "burst"):
+        raise SystemExit("bench: INVITES is serial (each host's invitations one after another) or burst (all at once)")
     if (not 0 < cfg["wait"] <= 30 or not 0 < cfg["tables"] <= 500 or not 0 < cfg["waiters"] <= 100
             or not 0 < cfg["rounds"] <= 5 or not 0 <= cfg["stagger"] * cfg["tables"] <= 20):
         raise SystemExit("bench: WAIT 1..30, TABLES 1..500, WAITERS 1..100, ROUNDS 1..5, STAGGER x TABLES <= 20 s")
-    soft, hard = raise_nofile(cfg["tables"] * cfg["waiters"] + 200)
+    return cfg
+
+
+def main():
+    cfg = config(os.environ)
+    # a socket per waiter, and with INVITES=burst one more per invitation
+    burst = cfg["kind"] == "account" and cfg["invites"] == "burst"
+    soft, hard = raise_nofile(cfg["tables"] * cfg["waiters"] * (2 if burst else 1) + 200)
     # The driver's own loop is uvloop (as the server's): on the same two cores, the fewer
     # cycles it spends reading 1,000 answers, the less its own queue adds to each wake-up.
     import uvloop

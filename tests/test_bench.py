@@ -24,11 +24,12 @@ def bench_modules(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
     monkeypatch.syspath_prepend(str(ROOT / "bench" / "floor"))
     import load
+    import longpoll
     import run
     from floor_api import dbconfig
 
-    yield {"load": load, "run": run, "dbconfig": dbconfig}
-    for name in ("load", "run", "stack", "floor_api", "floor_api.dbconfig"):
+    yield {"load": load, "run": run, "dbconfig": dbconfig, "longpoll": longpoll}
+    for name in ("load", "run", "longpoll", "stack", "floor_api", "floor_api.dbconfig"):
         sys.modules.pop(name, None)
 
 
@@ -276,3 +277,126 @@ def test_the_floor_answers_as_docs_performance_md_says(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     size = int(done.stdout.split("FLOOR OK")[1])
     assert 1500 < size < 2600
+
+
+def test_the_account_bench_gives_every_stream_one_invitation_a_round_on_tables_of_its_own(bench_modules):
+    """KIND=account (`make bench-longpoll`): TABLES x ROUNDS open tables and a user per stream
+    are seeded; in each round each table's host invites WAITERS users, every user exactly once,
+    and no table serves two rounds (a user holds one pending invitation per table)."""
+    longpoll = bench_modules["longpoll"]
+    cfg = longpoll.config({"KIND": "account", "TABLES": "3", "WAITERS": "4", "ROUNDS": "2"})
+    assert (cfg["kind"], cfg["invites"]) == ("account", "serial")
+    args = longpoll.seed_args(cfg)
+    assert args[args.index("--open") + 1] == "6" and args[args.index("--invitees") + 1] == "12"
+    assert "--spectators" not in args
+    seeded = {"open": [{"table": f"t{i}", "token": f"host{i}"} for i in range(6)],
+              "invitees": [{"username": f"u{i}", "token": f"k{i}"} for i in range(12)]}
+    used = []
+    for rnd in (1, 2):
+        plan = longpoll.account_plan(seeded, cfg, rnd)
+        assert len(plan) == 3 and all(len(users) == 4 for _, users in plan)
+        assert sorted(u["username"] for _, users in plan for u in users) == sorted(f"u{i}" for i in range(12))
+        used += [table["table"] for table, _ in plan]
+    assert sorted(used) == [f"t{i}" for i in range(6)]
+    with pytest.raises(SystemExit):
+        longpoll.account_plan(seeded, cfg, 3)
+    # the table waiters' kinds seed as before
+    assert "--open" not in longpoll.seed_args(longpoll.config({}))
+    for bad in ({"KIND": "webhook"}, {"KIND": "account", "INVITES": "later"}):
+        with pytest.raises(SystemExit):
+            longpoll.config(bad)
+
+
+def _account_event(seq: int, type_: str, table: str) -> bytes:
+    from games.edge.account import event
+
+    return event({"id": seq, "type": type_, "created": "2026-12-03T00:00:00+00:00", "table": table,
+                  "version": 0, "data": {"game": "president", "table": table}})
+
+
+async def _stream_server(chunks: list[bytes], heads: list, status: str = "200 OK"):
+    """An HTTP server answering a stream: the status line, then `chunks` as chunked framing,
+    each in a write of its own, and then holding the connection open."""
+
+    async def handle(reader, writer):
+        heads.append((await reader.readuntil(b"\r\n\r\n")).decode().lower())
+        writer.write(f"HTTP/1.1 {status}\r\nContent-Type: text/event-stream\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n".encode())
+        for chunk in chunks:
+            writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            await writer.drain()
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(5)
+        writer.close()
+
+    return await asyncio.start_server(handle, "127.0.0.1", 0)
+
+
+def _stream_once(longpoll, chunks, after=3, status="200 OK", timeout=2.0):
+    heads: list[str] = []
+    rec = longpoll.account_record({"username": "u1"}, after, "t2")
+
+    async def scenario():
+        server = await _stream_server(chunks, heads, status)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            task = asyncio.create_task(longpoll.account_waiter(port, "k1", "t2", {"t1"}, 0.0, rec))
+            await asyncio.wait([task], timeout=timeout)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        finally:
+            server.close()
+
+    asyncio.run(scenario())
+    return rec, heads
+
+
+def test_an_account_stream_is_answered_by_its_own_invitation(bench_modules):
+    """The waiter resumes with Last-Event-ID, reads the chunked stream as it comes (events split
+    across chunks, inside their data too; `: ping` comments), skips an earlier round's event
+    and answers with the first `invited` event of its table."""
+    longpoll = bench_modules["longpoll"]
+    old, mine = _account_event(4, "invited", "t1"), _account_event(5, "invited", "t2")
+    cut = mine.index(b'"table"') + 3
+    chunks = [b"retry: 3000\n\n", b": ping\n\n" + old[:10], old[10:] + mine[:cut], mine[cut:]]
+    rec, heads = _stream_once(longpoll, chunks)
+    assert heads and heads[0].startswith("get /api/v1/stream/events http/1.1")
+    assert "last-event-id: 3" in heads[0] and "authorization: token k1" in heads[0]
+    assert rec["error"] is None and rec["opened"] is not None and rec["t"] is not None
+    assert (rec["id"], rec["last"], rec["skipped"]) == (5, 5, 1)
+
+
+@pytest.mark.parametrize("sent, status, error", [
+    ((4, "your_turn", "t2"), "200 OK", "wrong event: your_turn"),
+    ((4, "invited", "t9"), "200 OK", "wrong event: invited"),
+    (None, "200 OK", "no event"),
+    (None, "429 Too Many Requests", "HTTP 429"),
+])
+def test_an_account_stream_fails_on_anything_but_its_invitation(bench_modules, sent, status, error):
+    chunks = [b"retry: 3000\n\n", b": ping\n\n"] + ([_account_event(*sent)] if sent else [])
+    rec, _ = _stream_once(bench_modules["longpoll"], chunks, status=status, timeout=0.5)
+    assert rec["error"] == error and rec["id"] is None
+
+
+def test_the_seeded_open_tables_take_the_seeded_invitees(db, monkeypatch):
+    """bench/seed_project.py's open tables and invitees are what an account round needs: the
+    host alone at an open table, a user seated nowhere whose username the host invites, and
+    that invitation is an `invited` event on the user's account stream."""
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    import seed_project
+
+    from accounts.models import User
+    from games.models import Table
+    from games.services import account_events, invitations
+
+    try:
+        table = seed_project.open_table("o0", {"bot_delay": 0})
+        user = seed_project.invitee("i0")
+        host = User.objects.get(username__endswith="_o0_host")
+        assert Table.objects.get(pk=table["table"]).status == Table.Status.OPEN
+        invitations.invitation_create(table_id=table["table"], user=host, username=user["username"])
+        invitee = User.objects.get(username=user["username"])
+        events = account_events.after(invitee.pk, 0)
+        assert [(e["id"], e["type"], e["table"]) for e in events] == [(1, "invited", table["table"])]
+    finally:
+        sys.modules.pop("seed_project", None)
