@@ -12,28 +12,11 @@ from accounts.scopes import HOST, PLAY, READ
 from config.errors import Invalid
 from config.schema import IDEMPOTENCY_KEY, errors
 from games import selectors
-from games.models import Invitation, Table
+from games.models import Invitation
 from games.services import invitations
 
 from .http import Idempotent, validated
-from .tables import PlayerSerializer, TableOutputSerializer
-
-
-class InvitationSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    table = serializers.UUIDField(help_text="the table you are invited to")
-    game = serializers.CharField()
-    table_status = serializers.ChoiceField(
-        choices=Table.Status.choices, help_text="only an open table can still be joined")
-    by = PlayerSerializer(help_text="who invited: the table's host then")
-    to = PlayerSerializer(help_text="the invitee")
-    status = serializers.ChoiceField(choices=Invitation.Status.choices, help_text="an answer is final")
-    rematch = serializers.BooleanField(help_text="sent by a rematch of a table you played")
-    created_at = serializers.DateTimeField()
-    answered_at = serializers.DateTimeField(allow_null=True)
-
-    class Meta:
-        ref_name = "Invitation"
+from .tables import InvitationSerializer, TableOutputSerializer
 
 
 class TableInvitationsApi(Idempotent, APIView):

@@ -17,8 +17,8 @@ from config.throttling import PollRateThrottle
 from games import selectors
 from games.edge import moves as edge_moves
 from games.edge.http import Renderer, to_django
-from games.models import Table
-from games.services import automation, tables
+from games.models import Invitation, Table
+from games.services import automation, invitations, tables
 
 from .http import Idempotent, int_param, validated
 
@@ -70,6 +70,23 @@ class TableOutputSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "Table"
+
+
+class InvitationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    table = serializers.UUIDField(help_text="the table you are invited to")
+    game = serializers.CharField()
+    table_status = serializers.ChoiceField(
+        choices=Table.Status.choices, help_text="only an open table can still be joined")
+    by = PlayerSerializer(help_text="who invited: the table's host then")
+    to = PlayerSerializer(help_text="the invitee")
+    status = serializers.ChoiceField(choices=Invitation.Status.choices, help_text="an answer is final")
+    rematch = serializers.BooleanField(help_text="sent by a rematch of a table you played")
+    created_at = serializers.DateTimeField()
+    answered_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "Invitation"
 
 
 class StateSerializer(serializers.Serializer):
@@ -418,25 +435,50 @@ class TableStateApi(APIView):
 class TableBotsApi(Idempotent, APIView):
     scopes = {"POST": HOST}
     class InputSerializer(serializers.Serializer):
-        seat = serializers.IntegerField(required=False, min_value=0)
-        level = serializers.ChoiceField(choices=["random", "easy", "hard"])
+        seat = serializers.IntegerField(required=False, min_value=0,
+                                        help_text="with `level`: the free seat it takes (default: the lowest free one)")
+        level = serializers.ChoiceField(choices=["random", "easy", "hard"], required=False,
+                                        help_text="a built-in bot, played by the server: it sits at once")
+        account = serializers.CharField(max_length=150, required=False,
+                                        help_text="a bot account's username (docs/bots-accounts.md): it is invited, "
+                                        "and takes the lowest free seat when its program accepts")
 
         class Meta:
             ref_name = "TableAddBot"
 
+        def validate(self, attrs):
+            if ("level" in attrs) == ("account" in attrs):
+                raise serializers.ValidationError("give either `level` (a built-in bot) or `account` (a bot account)")
+            if "account" in attrs and "seat" in attrs:
+                raise serializers.ValidationError({"seat": ["a bot account takes the lowest free seat when it accepts"]})
+            return attrs
+
     @extend_schema(
         operation_id="tables_bots_add",
+        description="The host fills a seat of their open table with a bot. `{level}`: a built-in bot sits at once "
+        "(200, the table). `{account}`: a bot account, someone's program playing through this API, is invited "
+        "(201, the invitation: it gets `invited` on its account stream and sits when it accepts). 400 `invalid` "
+        "when `account` is not a bot account (people are invited with `/invitations`); 409 `conflict` when the "
+        "table is full or the account already sits there or holds a pending invitation.",
         parameters=[IDEMPOTENCY_KEY],
         request=InputSerializer,
-        responses={200: TableOutputSerializer, **errors("invalid", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
+        responses={200: TableOutputSerializer, 201: InvitationSerializer,
+                   **errors("invalid", "forbidden", "not_found", "stale_version", "conflict", "idempotency_key_reused")},
     )
     def post(self, request, table_id):
+        invited = []
+
         def run():
             data = validated(self.InputSerializer, request.data)
+            if "account" in data:
+                invitation = invitations.invitation_create(
+                    table_id=table_id, user=request.user, username=data["account"], bot_account=True)
+                invited.append(invitation)
+                return selectors.invitation_json(invitation)
             automation.table_add_bot(table_id=table_id, user=request.user, level=data["level"], seat=data.get("seat"))
             return selectors.table_summary(selectors.get_table(table_id))
 
-        return self.idempotent(request, run)
+        return self.idempotent(request, run, status=lambda: 201 if invited else 200)
 
 
 class TableBackApi(Idempotent, APIView):

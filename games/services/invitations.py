@@ -45,22 +45,33 @@ def _invite_locked(table: Table, *, by, to, rematch: bool = False) -> Invitation
     return invitation
 
 
-def invitation_create(*, table_id, user, username: str) -> Invitation:
+def invitation_create(*, table_id, user, username: str, bot_account: bool = False) -> Invitation:
     """The host invites `username` to their open table. Runs under the table lock. 409 when the
     invitee already sits there or already holds a pending invitation to it (the one they hold is
-    named in `detail.invitation`): one invitation per table and invitee until it is answered."""
+    named in `detail.invitation`): one invitation per table and invitee until it is answered.
+
+    With `bot_account` (`POST /tables/{id}/bots {account}`), `username` must name a bot account
+    (400 `invalid` on `account` otherwise: people are invited with /invitations) and the table
+    must have a free seat for it (409 `conflict`), since the host asks for a player, not a
+    message; the invitation and its `invited` event are the ones any invitee gets."""
+    field = "account" if bot_account else "username"
     with transaction.atomic():
         table = lock_table(table_id)
         if table.host_id != user.pk:
-            raise Forbidden("only the host may invite players")
+            raise Forbidden("only the host may invite players" if not bot_account else "only the host may add bots")
         if table.status != Table.Status.OPEN:
             raise Invalid("the table has already started", {"fields": {"non_field_errors": ["the table is not open"]}})
-        # Built-in bots are seated with POST /bots; deactivated accounts cannot answer.
+        # Built-in bots are seated with POST /bots {level}; deactivated accounts cannot answer.
         invitee = get_user_model().objects.filter(username__iexact=username, is_active=True, is_bot=False).first()
         if invitee is None:
-            raise Invalid("no such user", {"fields": {"username": ["no such user"]}})
+            raise Invalid("no such user", {"fields": {field: ["no such user"]}})
+        if bot_account and not invitee.is_bot_account:
+            raise Invalid("not a bot account", {"fields": {field: [
+                "not a bot account: invite people with POST /tables/{id}/invitations"]}})
+        if bot_account and not table.seats.filter(user__isnull=True).exists():
+            raise Conflict("the table is full")
         if invitee.pk == user.pk:
-            raise Invalid("you cannot invite yourself", {"fields": {"username": ["you cannot invite yourself"]}})
+            raise Invalid("you cannot invite yourself", {"fields": {field: ["you cannot invite yourself"]}})
         if table.seats.filter(user=invitee, is_bot=False).exists():
             raise Conflict(f"{invitee.username} already sits at this table")
         pending = pending_invitation(table, invitee)

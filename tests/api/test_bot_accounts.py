@@ -4,12 +4,15 @@ closed to bot accounts, and the bot accounts' own leaderboard."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts import scopes, tokens
 from accounts.models import ApiToken, User
-from games.models import Rating, Seat, Table
+from games.models import Move, Rating, Seat, Table
 from games.services import lobby
 
 pytestmark = pytest.mark.django_db
@@ -239,3 +242,95 @@ def test_the_user_admin_shows_bot_accounts_and_does_not_edit_the_mark(client, ma
     assert "mybot" in listed and "aperson" not in listed
     page = client.get(f"/admin/accounts/user/{person.pk}/change/").content.decode()
     assert "Is bot account" in page and 'name="is_bot_account"' not in page
+
+
+def test_a_host_adds_a_bot_account_by_username_as_an_invitation_it_accepts(make_user):
+    """api.md, "Bot accounts": `POST /tables/{id}/bots {account}` invites the bot account (201,
+    the invitation; `invited` on its account stream); accepting seats it, marked as a bot."""
+    from tests.api.invitation_helpers import account_events
+
+    host, bot = make_user(), make_user()
+    upgrade(bot)
+    table_id = open_table(host, game="pitch", seats=3)
+    url = f"/api/v1/tables/{table_id}/bots"
+    added = host.api.post(url, {"account": bot.username.upper()}, format="json")
+    assert added.status_code == 201, added.content
+    invitation = added.json()
+    assert (invitation["table"], invitation["to"]["username"], invitation["status"]) == (table_id, bot.username, "pending")
+    # Not seated yet: the seat is the bot's program's to take.
+    assert all(s["player"] is None for s in host.api.get(f"/api/v1/tables/{table_id}").json()["seats"][1:])
+    [event] = account_events(bot, "invited")
+    assert event["table"] == table_id and event["data"]["invitation"]["id"] == invitation["id"]
+    accepted = bot.api.post(f"/api/v1/me/invitations/{invitation['id']}/accept")
+    assert accepted.status_code == 200 and accepted.json()["status"] == "accepted", accepted.content
+    seat = host.api.get(f"/api/v1/tables/{table_id}").json()["seats"][1]
+    assert seat["player"]["username"] == bot.username and seat["bot"] == {"account": bot.username}
+    # Beside the built-in levels, on the same endpoint: the last seat, and the table starts.
+    assert host.api.post(url, {"level": "easy"}, format="json").status_code == 200
+    assert host.api.post(f"/api/v1/tables/{table_id}/start").status_code == 200
+
+
+def test_adding_a_bot_account_refuses_what_is_not_one_and_changes_nothing(make_user):
+    from tests.api.invitation_helpers import assert_error
+
+    host, bot, person, stranger = make_user(), make_user(), make_user(), make_user()
+    upgrade(bot)
+    table_id = open_table(host, game="pitch", seats=3)
+    url = f"/api/v1/tables/{table_id}/bots"
+
+    def fields(body):
+        return assert_error(host.api.post(url, body, format="json"), 400, "invalid")["detail"]["fields"]
+
+    assert "account" in fields({"account": person.username})  # people are invited with /invitations
+    assert "account" in fields({"account": "nobody-at-all"})
+    assert "account" in fields({"account": host.username})  # yourself
+    assert "non_field_errors" in fields({"account": bot.username, "level": "easy"})
+    assert "non_field_errors" in fields({})
+    assert "seat" in fields({"account": bot.username, "seat": 2})
+    assert_error(stranger.api.post(url, {"account": bot.username}, format="json"), 403, "forbidden")
+    assert not bot.invitations.exists()
+    assert host.api.post(url, {"account": bot.username}, format="json").status_code == 201
+    again = assert_error(host.api.post(url, {"account": bot.username}, format="json"), 409, "conflict")
+    assert again["detail"]["invitation"] == bot.invitations.get().pk
+    # A table with no free seat is refused: the host asks for a player, not a message.
+    for level in ("easy", "random"):
+        assert host.api.post(url, {"level": level}, format="json").status_code == 200
+    other = make_user()
+    upgrade(other)
+    assert_error(host.api.post(url, {"account": other.username}, format="json"), 409, "conflict")
+    assert not other.invitations.exists()
+
+
+def test_a_bot_account_that_misses_its_deadlines_is_covered_like_an_absent_player(make_user):
+    """api.md, "Time, bots and absence": a missed deadline is a server move; two in a row mark
+    the seat away (the bot account hears `seat_away` on its stream) and a built-in bot plays it."""
+    from games.engine import registry
+    from games.services import automation, moves
+    from tests.api.invitation_helpers import account_events
+
+    host, person, bot = make_user(), make_user(), make_user()
+    upgrade(bot)
+    table_id = open_table(host, game="pitch", seats=3)
+    for user in (person, bot):
+        assert user.api.post(f"/api/v1/tables/{table_id}/join", {}, format="json").status_code == 200
+    Table.objects.filter(pk=table_id).update(turn_timeout=30)
+    assert host.api.post(f"/api/v1/tables/{table_id}/start").status_code == 200
+    engine = registry.get("pitch")
+    users = {u.pk: u for u in (host, person, bot)}
+    row = Seat.objects.get(table_id=table_id, user=bot)
+    for _ in range(100):
+        table = Table.objects.get(pk=table_id)
+        row.refresh_from_db()
+        if row.away or table.status != Table.Status.ACTIVE:
+            break
+        seat = engine.to_act(table.state)[0]
+        by_seat = {s["seat"]: s for s in host.api.get(f"/api/v1/tables/{table_id}").json()["seats"]}
+        mover = users[by_seat[seat]["player"]["id"]] if by_seat[seat].get("player") else None
+        if mover is bot:
+            Table.objects.filter(pk=table_id).update(deadline=timezone.now() - timedelta(seconds=1))
+            assert automation.table_enforce_deadline(table_id=table_id, version=table.version)
+        else:
+            moves.move_submit(table_id=table_id, user=mover, move=engine.legal_moves(table.state, seat)[0])
+    assert row.away and row.timeouts_in_row == 2
+    assert Move.objects.filter(table_id=table_id, by=Move.By.SERVER).count() == 2
+    assert [e["data"]["reason"] for e in account_events(bot, "seat_away")] == ["timeouts"]
