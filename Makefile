@@ -40,8 +40,9 @@ test-readme: install
 
 # The generated clients of clients/ (Python, TypeScript) against a live `manage.py serve`: the
 # schema fetched, both clients generated (a generator warning fails), built (npm ci, tsc
-# --strict) and their play programs run to the end of a table of each game (about a minute;
-# needs Node.js, npm and the npm registry). CI runs it.
+# --strict) and their play programs run to the end of a table of each game, one of them against
+# the example bot (clients/python/bot.py) running as its own process on a bot account (about two
+# minutes; needs Node.js, npm and the npm registry). CI runs it.
 test-clients: install
 	$(BIN)/python -m pytest tests/integration/test_clients.py -m clients -q $(PYTEST_ARGS)
 

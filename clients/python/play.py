@@ -2,7 +2,7 @@
 the client generated from the API's schema (clients/python/generate.sh) and nothing else: its
 operations, its typed models and their fields.
 
-    python clients/python/play.py [--base-url http://127.0.0.1:8000] [--timeout 300]
+    python clients/python/play.py [--base-url http://127.0.0.1:8000] [--timeout 300] [--against BOT]
 
 It registers one user, then for each game creates a table with the fewest seats the game
 allows and options that make it short, fills the other seats with `random` bots (`bot_delay:
@@ -12,6 +12,9 @@ sends one of them to the endpoint that takes it. In Lopti it also proposes a Rul
 bot that votes no ties it, and the tie goes to a rock-paper-scissors duel the program throws
 in; and it declines the house rule when it wins a round. One line per finished table; exit
 status 1 on any failure.
+
+With `--against BOT`, seat 1 of each table goes to the bot account BOT instead (invited with
+`POST /tables/{id}/bots {"account": BOT}`; its program, e.g. bot.py here, accepts and plays).
 
 The generated package (`cardgames_client`) is imported from this folder or from PYTHONPATH."""
 
@@ -25,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
+from uuid import UUID
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -39,7 +43,13 @@ from cardgames_client.api.lopti import (  # noqa: E402
     lopti_votes_propose,
 )
 from cardgames_client.api.moves import tables_moves_create, tables_state  # noqa: E402
-from cardgames_client.api.tables import games_list, tables_bots_add, tables_create, tables_start  # noqa: E402
+from cardgames_client.api.tables import (  # noqa: E402
+    games_list,
+    tables_bots_add,
+    tables_create,
+    tables_retrieve,
+    tables_start,
+)
 from cardgames_client.models import (  # noqa: E402
     AppliesEnum,
     BallotRequest,
@@ -48,6 +58,7 @@ from cardgames_client.models import (  # noqa: E402
     GameEnum,
     HouseRuleDeclined,
     HouseRuleDeclineRequest,
+    Invitation,
     KindEnum,
     LevelEnum,
     LoptiAbstainMove,
@@ -139,7 +150,10 @@ PLANS = [
 ]
 
 
-def create_table(client: AuthenticatedClient, plan: Plan, catalogue: list[Game]) -> Table:
+def create_table(client: AuthenticatedClient, plan: Plan, catalogue: list[Game], against: str | None = None) -> Table:
+    """The plan's table with the fewest seats the game allows, started: `random` bots in every
+    other seat, or first the bot account `against` (invited by POST /bots {account}: its
+    program accepts, clients/python/bot.py), then the bots."""
     game = next(g for g in catalogue if g.slug == plan.game.value)
     # The one untyped part: a table's options depend on the game, and the schema leaves them
     # free-form (GET /games describes each game's), so the model takes them by name.
@@ -150,10 +164,28 @@ def create_table(client: AuthenticatedClient, plan: Plan, catalogue: list[Game])
         tables_create.sync(client=client, body=TableCreateRequest(game=plan.game, seats=game.min_players, options=options)),
         Table, "create the table",
     )
-    for seat in range(1, game.min_players):
+    first = 1
+    if against is not None:
+        expect(tables_bots_add.sync(table.id, client=client, body=TableAddBotRequest(account=against)),
+               Invitation, f"invite the bot account {against}")
+        wait_for_seat(client, table.id, 1, against)
+        first = 2
+    for seat in range(first, game.min_players):
         expect(tables_bots_add.sync(table.id, client=client, body=TableAddBotRequest(level=LevelEnum.RANDOM, seat=seat)),
                Table, f"a bot in seat {seat}")
     return expect(tables_start.sync(table.id, client=client), Table, "start")
+
+
+def wait_for_seat(client: AuthenticatedClient, table_id: UUID, seat: int, username: str, timeout: float = 60) -> None:
+    """Until `username` sits in `seat` (a bot account's program accepts its invitation)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        table = expect(tables_retrieve.sync(table_id, client=client), Table, "read the table")
+        player = next(s.player for s in table.seats if s.seat == seat)
+        if player is not None and player.username.lower() == username.lower():
+            return
+        time.sleep(0.2)
+    raise Failure(f"{username} did not accept the invitation within {timeout:.0f} s")
 
 
 GameState = PresidentState | PitchState | LoptiState
@@ -208,26 +240,12 @@ class Player:
 
     # --- decisions -------------------------------------------------------------------------
     def decide(self, move: LegalMove) -> None:
-        """Sends `move` to the endpoint that takes it: Lopti's house-rule decline, ballots,
-        champions and throws have their own (api.md); every other move goes to /moves."""
         self.decisions += 1
-        what = f"{move.type_} (decision {self.decisions})"
-        table = self.table_id
-        if isinstance(move, LoptiDeclineRuleDecision):  # L-11.1: the round's winner's window
+        if isinstance(move, LoptiDeclineRuleDecision):
             self.declined += 1
-            expect(lopti_house_rules_submit.sync(table, client=self.client, body=HouseRuleDeclineRequest(decline=True)),
-                   HouseRuleDeclined, what)
-        elif isinstance(move, LoptiBallotDecision):  # L-12.2: a member's ballot on a Rule Vote
-            expect(lopti_votes_ballot.sync(table, move.vote_id, client=self.client, body=BallotRequest(yes=move.yes)),
-                   RuleVote, what)
-        elif isinstance(move, LoptiChampionDecision):  # L-12.3: come forward for a tied vote
-            expect(lopti_votes_champion.sync(table, move.vote_id, client=self.client), RuleVote, what)
-        elif isinstance(move, LoptiThrowDecision):  # L-12.4: a throw of the duel
+        elif isinstance(move, LoptiThrowDecision):
             self.throws += 1
-            expect(lopti_duels_throw.sync(table, move.duel_id, client=self.client,
-                                          body=ThrowRequest(throw=ThrowEnum(move.throw.value))), Duel, what)
-        else:  # a game move, abstain and no_champion: the move endpoint takes it as listed
-            expect(tables_moves_create.sync(table, client=self.client, body=move), MoveResult, what)
+        send(self.client, self.table_id, move, f"{move.type_} (decision {self.decisions})")
 
     def may_propose(self, state: LoptiState) -> bool:
         """Once, in a Lopti round's play, when no vote was proposed this round (L-12.1)."""
@@ -249,6 +267,24 @@ class Player:
         expect(result, RuleVote, "propose a Rule Vote")
 
 
+def send(client: AuthenticatedClient, table: UUID, move: LegalMove, what: str) -> None:
+    """Sends `move` to the endpoint that takes it: Lopti's house-rule decline, ballots,
+    champions and throws have their own (api.md); every other move goes to /moves."""
+    if isinstance(move, LoptiDeclineRuleDecision):  # L-11.1: the round's winner's window
+        expect(lopti_house_rules_submit.sync(table, client=client, body=HouseRuleDeclineRequest(decline=True)),
+               HouseRuleDeclined, what)
+    elif isinstance(move, LoptiBallotDecision):  # L-12.2: a member's ballot on a Rule Vote
+        expect(lopti_votes_ballot.sync(table, move.vote_id, client=client, body=BallotRequest(yes=move.yes)),
+               RuleVote, what)
+    elif isinstance(move, LoptiChampionDecision):  # L-12.3: come forward for a tied vote
+        expect(lopti_votes_champion.sync(table, move.vote_id, client=client), RuleVote, what)
+    elif isinstance(move, LoptiThrowDecision):  # L-12.4: a throw of the duel
+        expect(lopti_duels_throw.sync(table, move.duel_id, client=client,
+                                      body=ThrowRequest(throw=ThrowEnum(move.throw.value))), Duel, what)
+    else:  # a game move, abstain and no_champion: the move endpoint takes it as listed
+        expect(tables_moves_create.sync(table, client=client, body=move), MoveResult, what)
+
+
 def choose(legal: Sequence[LegalMove]) -> LegalMove:
     """A move that ends games soon: no pile taken while a card can be played, no swap."""
     def cost(move: LegalMove) -> int:
@@ -268,6 +304,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="the server (default: a local make run)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds each game may take")
+    parser.add_argument("--against", metavar="USERNAME",
+                        help="a bot account to invite to each table (clients/python/bot.py plays it)")
     args = parser.parse_args()
     timeout = httpx.Timeout(WAIT + 30)
     anonymous = Client(base_url=args.base_url, timeout=timeout)
@@ -282,7 +320,7 @@ def main() -> int:
     for plan in PLANS:
         started = time.monotonic()
         try:
-            table = create_table(client, plan, catalogue)
+            table = create_table(client, plan, catalogue, args.against)
             player = Player(client, table)
             state = player.play(args.timeout)
             extra = ""
