@@ -88,6 +88,8 @@ bench: install
 
 # N tables x M waiters of `?wait=30` (TABLES=50 WAITERS=20), on the production setup and on
 # `make run`'s embedded one: wake-up latency, failures, threads, RSS, fds (docs/performance.md).
+# KIND=sse: table event streams instead; KIND=account: one account stream per waiter, each woken
+# by one invitation (INVITES=serial|burst, INVITE_RATE a second). The knobs: bench/longpoll.py.
 bench-longpoll: install
 	$(BIN)/python bench/longpoll.py
 

@@ -20,7 +20,8 @@ ROUNDS (1 per setup), STAGGER (0: all movers at once; else seconds between one t
 MODES ("pgredis makerun"), SERVER, WORKERS (2), DB_CONN_MAX_AGE (0), PROJECT_ENV, OUT,
 KIND (poll: the waiters are `?wait=` long-polls; sse: event streams, `GET /tables/{id}/events`
 with Last-Event-ID, answered by their first event of a later version; account: account streams,
-below), INVITES (KIND=account: serial or burst), DUMP (a file: each round's answers and moves,
+below), INVITES (KIND=account: serial or burst), INVITE_RATE (KIND=account: 0, as fast as
+answered), DUMP (a file: each round's answers and moves,
 with their times, appended as one JSON line: which tables' waiters were late).
 Prints a Markdown table; JSON lines to bench/results/. Asserts nothing about time.
 
@@ -31,7 +32,9 @@ round opens every stream, waits until each has its opening (the `retry:` line) a
 seconds, then each of the round's TABLES hosts invites its table's WAITERS users (`POST
 /tables/{id}/invitations {username}`): one after another on one connection, the hosts all at
 once (INVITES=serial), or all TABLES x WAITERS invitations at once, each on a connection of its
-own (INVITES=burst). So each stream gets exactly one new event, `invited` for that table.
+own (INVITES=burst); with INVITE_RATE (a second, all hosts together), each no sooner than its
+turn, so that they go out evenly at that rate. So each stream gets exactly one new event,
+`invited` for that table.
 Wake-up = the event's arrival minus its invitation's answer time. Each round has tables of its
 own (a user holds at most one pending invitation per table). A stream fails on a non-200, a
 socket error, an event before its invitation went out, any other event (one of an earlier
@@ -305,14 +308,17 @@ async def account_waiter(port, token, table, earlier, t0, rec, open_timeout=60.0
             writer.close()
 
 
-async def inviter(port, table, users, t0, out, delay=0.0, burst=False):
+async def inviter(port, table, users, t0, out, delay=0.0, burst=False, at=None):
     """The host of an open table invites `users` (after `delay` seconds): one after another on one
-    keep-alive connection, or (burst) all at once, each on a connection of its own. out[username]:
-    when its invitation was sent and answered, and its error (anything but a 201)."""
+    keep-alive connection, or (burst) all at once, each on a connection of its own; with `at`
+    (seconds after t0, one per user), each no sooner than its time. out[username]: when its
+    invitation was sent and answered, and its error (anything but a 201)."""
     await asyncio.sleep(delay)
 
-    async def invite(conn, user):
+    async def invite(conn, user, when=None):
         rec = out[user["username"]] = {"table": table["table"], "sent": None, "done": None, "error": None}
+        if when is not None:
+            await asyncio.sleep(when - (time.perf_counter() - t0))
         try:
             rec["sent"] = time.perf_counter() - t0
             status, _, _ = await conn.request("POST", f"/api/v1/tables/{table['table']}/invitations",
@@ -326,14 +332,41 @@ async def inviter(port, table, users, t0, out, delay=0.0, burst=False):
 
     conns = [Connection(port, 60) for _ in (users if burst else users[:1])]
     try:
+        at = at or [None] * len(users)
         if burst:
-            await asyncio.gather(*(invite(conn, user) for conn, user in zip(conns, users, strict=True)))
+            await asyncio.gather(*(invite(conn, user, when) for conn, user, when in zip(conns, users, at, strict=True)))
         else:
-            for user in users:
-                await invite(conns[0], user)
+            for user, when in zip(users, at, strict=True):
+                await invite(conns[0], user, when)
     finally:
         for conn in conns:
             conn.close()
+
+
+def invitation_times(cfg: dict, start: float) -> list[list[float]] | None:
+    """With INVITE_RATE (invitations a second, all hosts together): when (seconds after t0) each
+    host sends each of its invitations, the hosts taking turns (table i's j-th invitation is the
+    (j x TABLES + i)-th), so the invitations go out evenly; None without it (as fast as answered)."""
+    if not cfg["rate"]:
+        return None
+    return [[start + (j * cfg["tables"] + i) / cfg["rate"] for j in range(cfg["waiters"])]
+            for i in range(cfg["tables"])]
+
+
+def machine_cpu_s() -> float:
+    """CPU seconds every process on the machine has spent so far (/proc/stat: all but idle and
+    iowait), so that what other sessions ran beside a round shows."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_now(server, stack) -> dict:
+    """CPU seconds so far: the web processes', PostgreSQL's (every backend, live ones only), the
+    driver's own and the whole machine's."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {"web": proc_figures(server())["cpu_s"],
+            "postgres": proc_figures(proc_tree(stack.pg_pid()))["cpu_s"] if stack.pg_data else None,
+            "driver": round(usage.ru_utime + usage.ru_stime, 2), "machine": round(machine_cpu_s(), 2)}
 
 
 def account_plan(seeded: dict, cfg: dict, rnd: int) -> list[tuple[dict, list[dict]]]:
@@ -371,9 +404,13 @@ async def account_round(cfg, port, seeded, server, stack, rnd, last_ids) -> dict
     lags: list[float] = []
     watching = asyncio.create_task(loop_lag(lags))
     invites: dict[str, dict] = {}
-    await asyncio.gather(*(inviter(port, table, users, t0, invites, i * cfg["stagger"], cfg["invites"] == "burst")
+    cpu_before = cpu_now(server, stack)
+    times = invitation_times(cfg, time.perf_counter() - t0) or [None] * len(plan)
+    await asyncio.gather(*(inviter(port, table, users, t0, invites, i * cfg["stagger"], cfg["invites"] == "burst",
+                                   times[i])
                            for i, (table, users) in enumerate(plan)))
     at_moves = proc_figures(server())
+    cpu_after = cpu_now(server, stack)
     _, pending = await asyncio.wait(tasks, timeout=cfg["wait"])
     watching.cancel()
     for task in pending:
@@ -408,6 +445,10 @@ async def account_round(cfg, port, seeded, server, stack, rnd, last_ids) -> dict
         # from the first invitation sent to the last answered: how long the burst of invitations took
         "invitations_s": round(max(i["done"] for i in ok) - min(i["sent"] for i in ok), 2) if ok else None,
         "opened_s": round(opened_s, 2), "skipped_backlog": sum(r["skipped"] for r in recs),
+        "invite_rate": cfg["rate"],
+        # CPU seconds spent while the invitations went out (postgres: its live processes only;
+        # machine: everything, this run's processes and any other session's)
+        "cpu_s_inviting": {k: None if v is None else round(cpu_after[k] - v, 2) for k, v in cpu_before.items()},
         "server_idle": idle, "server_parked": parked, "server_at_moves": at_moves,
         "server_fds_per_waiter": round((parked["fds"] - idle["fds"]) / n, 2),
         "server_threads_added": parked["threads"] - idle["threads"],
@@ -550,6 +591,7 @@ def run_mode(mode: str, cfg: dict) -> dict:
                 row = asyncio.run(one_round(cfg, port, seeded, server, stack))  # on uvloop: main()
             row.update(mode=mode, round=rnd, tables=cfg["tables"], wait_s=cfg["wait"], stagger_s=cfg["stagger"],
                        kind=cfg["kind"], invites=cfg["invites"] if cfg["kind"] == "account" else None,
+                       invite_rate=cfg["rate"] if cfg["kind"] == "account" else None,
                        server_nofile=nofile_of(server()[-1]),
                        server=cfg["server"] if mode == "pgredis" else "manage.py serve",
                        workers=cfg["workers"] if mode == "pgredis" else 1)
@@ -575,7 +617,8 @@ def report(rows: list[dict]) -> str:
         if r.get("kind") == "sse":
             setup = "event streams, " + setup
         elif r.get("kind") == "account":
-            setup = f"account streams ({r['invites']} invitations), " + setup
+            how = f"{r['invite_rate']:g} invitations/s" if r.get("invite_rate") else f"{r['invites']} invitations"
+            setup = f"account streams ({how}), " + setup
         if len(rows) > len({x["mode"] for x in rows}) or r["stagger_s"]:
             setup += f", round {r['round']}" + (f", movers {r['stagger_s']} s apart" if r["stagger_s"] else "")
         errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
@@ -597,12 +640,15 @@ def config(env) -> dict:
         "server": env.get("SERVER", "uvicorn"), "workers": int(env.get("WORKERS", 2)),
         "conn_max_age": env.get("DB_CONN_MAX_AGE", "0"),
         "kind": env.get("KIND", "poll"), "invites": env.get("INVITES", "serial"),
+        "rate": float(env.get("INVITE_RATE", 0)),
     }
     if cfg["kind"] not in ("poll", "sse", "account"):
         raise SystemExit("bench: KIND is poll (?wait= long-polls), sse (table event streams) or account "
                          "(account streams woken by invitations)")
     if cfg["invites"] not in ("serial", "burst"):
         raise SystemExit("bench: INVITES is serial (each host's invitations one after another) or burst (all at once)")
+    if not 0 <= cfg["rate"] <= 10000:
+        raise SystemExit("bench: INVITE_RATE 0 (as fast as answered) .. 10000 invitations a second")
     if (not 0 < cfg["wait"] <= 30 or not 0 < cfg["tables"] <= 500 or not 0 < cfg["waiters"] <= 100
             or not 0 < cfg["rounds"] <= 5 or not 0 <= cfg["stagger"] * cfg["tables"] <= 20):
         raise SystemExit("bench: WAIT 1..30, TABLES 1..500, WAITERS 1..100, ROUNDS 1..5, STAGGER x TABLES <= 20 s")

@@ -300,9 +300,15 @@ def test_the_account_bench_gives_every_stream_one_invitation_a_round_on_tables_o
     assert sorted(used) == [f"t{i}" for i in range(6)]
     with pytest.raises(SystemExit):
         longpoll.account_plan(seeded, cfg, 3)
+    # INVITE_RATE=4: the 12 invitations go out a quarter of a second apart, the hosts taking turns
+    assert longpoll.invitation_times(cfg, 1.0) is None
+    times = longpoll.invitation_times(longpoll.config({"KIND": "account", "TABLES": "3", "WAITERS": "4",
+                                                       "INVITE_RATE": "4"}), 1.0)
+    assert times[0] == [1.0, 1.75, 2.5, 3.25] and times[2][0] == 1.5
+    assert sorted(t for host in times for t in host) == [1.0 + k / 4 for k in range(12)]
     # the table waiters' kinds seed as before
     assert "--open" not in longpoll.seed_args(longpoll.config({}))
-    for bad in ({"KIND": "webhook"}, {"KIND": "account", "INVITES": "later"}):
+    for bad in ({"KIND": "webhook"}, {"KIND": "account", "INVITES": "later"}, {"KIND": "account", "INVITE_RATE": "-1"}):
         with pytest.raises(SystemExit):
             longpoll.config(bad)
 
