@@ -77,6 +77,62 @@ const Play = (() => {
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+  /* Opens a Server-Sent Events stream of the API with fetch, so that the token goes in the
+     Authorization header (an EventSource cannot send one); `lastId` resumes it
+     (Last-Event-ID). Rejects with an ApiError when the API refuses it. */
+  async function openStream(path, lastId, signal) {
+    const h = { Accept: "text/event-stream" };
+    if (lastId !== null && lastId !== undefined) h["Last-Event-ID"] = String(lastId);
+    const response = await fetch(BASE + path, { headers: headers(h), credentials: "omit", signal });
+    if (!response.ok) {
+      let data = null;
+      try {
+        data = await response.json();
+      } catch (err) {
+        data = { message: `unexpected answer (HTTP ${response.status})` };
+      }
+      throw new ApiError(response.status, data);
+    }
+    return response;
+  }
+
+  /* Reads an open stream to its end: onEvent({id, event, data}) for every event with data
+     (`: ping` comments are skipped). Resolves with the server's reconnection delay (`retry:`)
+     when the server ends the stream. */
+  async function readEvents(response, onEvent) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let retry = 2000;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return retry;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        let id = null;
+        let event = "message";
+        let data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) continue; // a ping
+          const colon = line.indexOf(":");
+          const field = colon < 0 ? line : line.slice(0, colon);
+          let text = colon < 0 ? "" : line.slice(colon + 1);
+          if (text.startsWith(" ")) text = text.slice(1);
+          if (field === "id") id = text;
+          else if (field === "event") event = text;
+          else if (field === "data") data += (data ? "\n" : "") + text;
+          else if (field === "retry") retry = parseInt(text, 10) || retry;
+        }
+        if (data) onEvent({ id, event, data });
+      }
+    }
+  }
+
+  const canStream = typeof ReadableStream !== "undefined" && typeof TextDecoder !== "undefined";
+
   /* Follows a table's state: calls onState(state) with every new version and onError(err)
      on failures, until stop(). It reads the push stream (`GET /tables/{id}/events`, SSE,
      api.md "Push") with fetch, so the token goes in the Authorization header (an EventSource
@@ -89,7 +145,6 @@ const Play = (() => {
     let lastId = null;
     let stopped = false;
     let controller = null;
-    const canStream = typeof ReadableStream !== "undefined" && typeof TextDecoder !== "undefined";
 
     function fail(err) {
       onError(err);
@@ -100,54 +155,13 @@ const Play = (() => {
     // server ends it.
     async function streamOnce() {
       controller = new AbortController();
-      const h = { Accept: "text/event-stream" };
-      if (lastId !== null) h["Last-Event-ID"] = String(lastId);
-      const response = await fetch(`${BASE}/tables/${tableId}/events`, {
-        headers: headers(h),
-        credentials: "omit",
-        signal: controller.signal,
+      const response = await openStream(`/tables/${tableId}/events`, lastId, controller.signal);
+      return readEvents(response, ({ id, event, data }) => {
+        if (event === "state" && data) {
+          lastId = parseInt(id, 10);
+          onState(JSON.parse(data));
+        }
       });
-      if (!response.ok) {
-        let data = null;
-        try {
-          data = await response.json();
-        } catch (err) {
-          data = { message: `unexpected answer (HTTP ${response.status})` };
-        }
-        throw new ApiError(response.status, data);
-      }
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = "";
-      let retry = 2000;
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return retry;
-        buffer += decoder.decode(value, { stream: true });
-        let cut;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          let id = null;
-          let event = "message";
-          let data = "";
-          for (const line of block.split("\n")) {
-            if (line.startsWith(":")) continue; // a ping
-            const colon = line.indexOf(":");
-            const field = colon < 0 ? line : line.slice(0, colon);
-            let text = colon < 0 ? "" : line.slice(colon + 1);
-            if (text.startsWith(" ")) text = text.slice(1);
-            if (field === "id") id = text;
-            else if (field === "event") event = text;
-            else if (field === "data") data += (data ? "\n" : "") + text;
-            else if (field === "retry") retry = parseInt(text, 10) || retry;
-          }
-          if (event === "state" && data) {
-            lastId = parseInt(id, 10);
-            onState(JSON.parse(data));
-          }
-        }
-      }
     }
 
     async function stream() {
@@ -208,6 +222,62 @@ const Play = (() => {
     };
   }
 
+  /* Follows the signed-in user's account stream (`GET /stream/events`, SSE, api.md "Account
+     stream": `invited`, `rematch_offered`, `your_turn`, `table_finished`, ...): calls
+     onEvent(type, body) for each event and onFresh() each time a stream starts from now
+     (the first connection, or one that could not resume), so the caller reloads what it
+     shows and misses nothing between its last read and the stream's start. Reconnects with
+     Last-Event-ID, so events during a disconnect arrive late, not never. Convenience only:
+     failures are quiet; when streams are not available (an old browser, 429 for too many
+     open streams, 401) it calls onGiveUp(err) and stops, and the caller polls instead.
+     Returns {stop()}. */
+  function watchAccount(onEvent, onFresh, onGiveUp) {
+    let lastId = null;
+    let stopped = false;
+    let controller = null;
+
+    async function run() {
+      let failures = 0;
+      while (!stopped) {
+        const opened = Date.now();
+        try {
+          controller = new AbortController();
+          const response = await openStream("/stream/events", lastId, controller.signal);
+          failures = 0;
+          if (lastId === null) onFresh();
+          const retry = await readEvents(response, ({ id, event, data }) => {
+            if (id !== null) lastId = parseInt(id, 10);
+            let body = null;
+            try {
+              body = JSON.parse(data);
+            } catch (err) {
+              body = null;
+            }
+            onEvent(event, body);
+          });
+          if (Date.now() - opened < 5000) await sleep(retry);
+        } catch (err) {
+          if (stopped) return;
+          if (err.status === 401 || err.status === 403 || err.status === 429) {
+            onGiveUp(err);
+            return;
+          }
+          failures += 1; // the network, a restart: ask again, less and less often
+          await sleep(Math.min(30000, 2000 * failures));
+        }
+      }
+    }
+
+    if (canStream) run();
+    else onGiveUp(null);
+    return {
+      stop() {
+        stopped = true;
+        if (controller) controller.abort();
+      },
+    };
+  }
+
   /* --- presentation helpers shared by the pages --- */
 
   const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"] };
@@ -259,6 +329,15 @@ const Play = (() => {
     return node;
   }
 
+  /* The API's messages for one field of a 400 (`detail.fields[name]`, a list of strings),
+     joined; "" when the error names none for it. */
+  function fieldErrors(err, name) {
+    const fields = err && err.detail && err.detail.fields;
+    const found = fields && fields[name];
+    if (!found) return "";
+    return (Array.isArray(found) ? found : [found]).map(String).join("; ");
+  }
+
   function showError(err) {
     const box = document.getElementById("error");
     if (!box) return;
@@ -281,7 +360,7 @@ const Play = (() => {
   document.addEventListener("DOMContentLoaded", header);
 
   return {
-    ApiError, token, user, signIn, signOut, get, post, del, watchState, sleep,
-    cardLabel, cardText, cardClass, suitName, cardSpan, el, showError, header,
+    ApiError, token, user, signIn, signOut, get, post, del, watchState, watchAccount, sleep,
+    cardLabel, cardText, cardClass, suitName, cardSpan, el, showError, fieldErrors, header,
   };
 })();

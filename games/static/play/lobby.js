@@ -1,6 +1,7 @@
-/* The lobby: log in or register, your tables and the open ones, and the new-table form,
-   whose option fields are built from the catalogue (GET /games), so a game's new option
-   appears here without a change to the client. */
+/* The lobby: log in or register, your pending invitations, your tables and the open ones,
+   and the new-table form, whose option fields are built from the catalogue (GET /games), so a
+   game's new option appears here without a change to the client. The lists follow the
+   account stream (GET /stream/events): an invitation appears without a reload. */
 "use strict";
 
 (() => {
@@ -38,10 +39,104 @@
     list.replaceChildren(...(tables.length ? tables.map(tableItem) : [el("li", { class: "muted" }, empty)]));
   }
 
+  /* One pending invitation: what the API says of it (game, who invited, the table's id and
+     status; never anything of the table's state), Accept while the table is open, Decline. */
+  function invitationItem(inv) {
+    const from = inv.by ? inv.by.username : "—";
+    const what = `${inv.game}${inv.rematch ? " rematch" : ""} from ${from}`;
+    const buttons = [];
+    if (inv.table_status === "open") {
+      buttons.push(el("button", {
+        type: "button", class: "accept", "aria-label": `Accept the invitation to ${what}`,
+        onclick: guard(() => acceptInvitation(inv)),
+      }, "Accept"));
+    }
+    buttons.push(el("button", {
+      type: "button", class: "secondary decline", "aria-label": `Decline the invitation to ${what}`,
+      onclick: guard(() => declineInvitation(inv, what)),
+    }, "Decline"));
+    return el(
+      "li",
+      { dataset: { invitation: inv.id } },
+      el("a", { href: `/play/tables/${inv.table}/` },
+        `${what} · table ${inv.table.slice(0, 8)} · ${inv.table_status}`),
+      inv.table_status === "open" ? null : el("span", { class: "muted" }, " (the table has started: it can no longer be joined)"),
+      el("div", { class: "buttons" }, buttons),
+    );
+  }
+
+  function fillInvitations(invitations) {
+    const pending = invitations.filter((inv) => inv.status === "pending");
+    document.getElementById("invitations").replaceChildren(
+      ...(pending.length ? pending.map(invitationItem) : [el("li", { class: "muted" }, "No invitations.")]),
+    );
+    // A count, read out by screen readers when it changes (role=status).
+    const note = document.getElementById("invitations-note");
+    const text = pending.length ? `${pending.length} pending invitation${pending.length === 1 ? "" : "s"}` : "";
+    if (note.textContent !== text) note.textContent = text;
+  }
+
+  async function acceptInvitation(inv) {
+    // Seats the caller as a join does (409 when the table is full or has started).
+    await post(`/me/invitations/${inv.id}/accept`);
+    window.location.href = `/play/tables/${inv.table}/`;
+  }
+
+  async function declineInvitation(inv, what) {
+    await post(`/me/invitations/${inv.id}/decline`);
+    await refresh();
+    document.getElementById("invitations-note").textContent = `Declined the invitation to ${what}.`;
+  }
+
+  const listOf = (answer) => (Array.isArray(answer) ? answer : answer.results || []);
+
   async function loadTables() {
-    const [mine, open] = await Promise.all([get("/me/tables"), get("/tables?status=open")]);
-    fillList("my-tables", Array.isArray(mine) ? mine : mine.results || [], "No tables yet.");
-    fillList("open-tables", Array.isArray(open) ? open : open.results || [], "No open tables.");
+    const [mine, open, invitations] = await Promise.all([
+      get("/me/tables"), get("/tables?status=open"), get("/me/invitations?status=pending"),
+    ]);
+    fillList("my-tables", listOf(mine), "No tables yet.");
+    fillList("open-tables", listOf(open), "No open tables.");
+    fillInvitations(listOf(invitations));
+  }
+
+  /* loadTables, one at a time: a reason to reload that arrives during a load makes it load
+     once more (events come in bursts: an invitation, then its rematch offer). */
+  let loading = null;
+  let loadAgain = false;
+  function refresh() {
+    if (loading) {
+      loadAgain = true;
+      return loading;
+    }
+    loading = (async () => {
+      try {
+        do {
+          loadAgain = false;
+          await loadTables();
+        } while (loadAgain);
+      } finally {
+        loading = null;
+      }
+    })();
+    return loading;
+  }
+
+  /* Background reloads (the stream, polling) show a failure but do not clear an error the
+     user is reading. */
+  const quietly = () => refresh().catch(showError);
+
+  /* Every account event may change a list (an invitation, a table started or finished, your
+     turn), so any of them reloads; the stream's (re)start too. Without a stream, the lists
+     reload every 30 s and when the page comes back into view. */
+  let follower = null;
+  function follow() {
+    if (follower) return;
+    follower = Play.watchAccount(quietly, quietly, () => {
+      setInterval(() => document.visibilityState === "visible" && quietly(), 30000);
+    });
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") quietly();
+    });
   }
 
   /* One input per catalogue option: bool → checkbox, choice → select, int/number → number
@@ -104,6 +199,7 @@
       seats: Number(document.getElementById("create-seats").value),
       turn_timeout: Number(document.getElementById("create-timeout").value),
       private: document.getElementById("create-private").checked,
+      invite_only: document.getElementById("create-invite-only").checked,
       options: readOptions(),
     };
     // Staff only (the API answers 403 otherwise): support, teaching, duplicate tournaments.
@@ -130,7 +226,8 @@
     select.replaceChildren(...catalogue.map((g) => el("option", { value: g.slug }, g.name)));
     select.onchange = renderOptions;
     renderOptions();
-    await loadTables();
+    await refresh();
+    follow();
   }
 
   function guard(fn) {
@@ -156,7 +253,7 @@
       }),
     );
     document.getElementById("create-form").addEventListener("submit", guard(createTable));
-    document.getElementById("refresh").addEventListener("click", guard(loadTables));
+    document.getElementById("refresh").addEventListener("click", guard(refresh));
     if (Play.token()) {
       guard(async () => {
         try {

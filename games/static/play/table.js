@@ -1,5 +1,7 @@
 /* One table. Everything shown comes from the API: the state view (GET /state, followed by
    long-poll), the table summary (GET /tables/{id}) and the move log (GET /moves?after=).
+   The host of an open table invites players by name; a player of a finished one opens its
+   rematch (or goes to it, once the summary names one).
    The browser decides nothing the server decides: a move is only ever one of
    `legal_moves`, sent as listed; selecting cards just picks which listed move to send. */
 "use strict";
@@ -427,6 +429,11 @@
     const host = who && summary.host && summary.host.id === who.id;
     const free = summary.seats.filter((s) => !s.player).length;
     const seated = mySeat() !== null;
+    // A player of the table, a player who left it included (a bot plays such a seat).
+    const played = seated || (who && summary.seats.some((s) => s.player && s.player.id === who.id));
+    // The state is the fresher of the two (the summary is read after it): a start hides the
+    // form with the state that says so.
+    document.getElementById("invite-panel").hidden = !(host && summary.status === "open" && state.status === "open");
     const nodes = [];
     if (summary.status === "open") {
       if (!seated && free) nodes.push(el("button", { type: "button", id: "join", onclick: () => act(() => post(`/tables/${tableId}/join`, {})) }, "Join"));
@@ -437,12 +444,76 @@
       }
       if (host && !free) nodes.push(el("button", { type: "button", id: "start", class: "primary", onclick: () => act(() => post(`/tables/${tableId}/start`, {})) }, "Start"));
       if (seated) nodes.push(el("button", { type: "button", id: "leave", class: "secondary", onclick: () => act(() => post(`/tables/${tableId}/leave`, {})) }, "Leave"));
-      nodes.push(el("span", { class: "muted" }, `Invite link: ${window.location.href}`));
+      nodes.push(el("span", { class: "muted" }, summary.invite_only
+        ? "Invite only: the players the host invites may join."
+        : `Invite link: ${window.location.href}`));
+    }
+    if (summary.status === "finished") {
+      // The old table names its rematch once one is open (its version moves on, so every
+      // page watching it learns of it): then everyone is offered the way there.
+      if (summary.rematch) {
+        nodes.push(el("a", { id: "go-rematch", class: "button", href: `/play/tables/${summary.rematch}/` }, "Go to the rematch"));
+      } else if (played) {
+        nodes.push(el("button", { type: "button", id: "rematch", class: "primary", onclick: rematch }, "Rematch"));
+      }
     }
     if (seated && state.seats[mySeat()].away) {
       nodes.push(el("button", { type: "button", id: "back", class: "primary", onclick: () => act(() => post(`/tables/${tableId}/back`, {})) }, "Take my seat back"));
     }
     box.replaceChildren(...nodes);
+  }
+
+  /* A new open table of the same game and options, you its host, the bots seated again and
+     the other players invited; a second call (anyone's) answers with the same table. */
+  async function rematch(event) {
+    showError(null);
+    const button = event.currentTarget;
+    button.disabled = true;
+    try {
+      const table = await post(`/tables/${tableId}/rematch`);
+      window.location.href = `/play/tables/${table.id}/`;
+    } catch (err) {
+      button.disabled = false;
+      showError(err);
+    }
+  }
+
+  /* --- the host's invitations ------------------------------------------------------------ */
+
+  /* POST /tables/{id}/invitations {username}. A 400 that names the field (`detail.fields.
+     username`: no such user, yourself) is shown at the field; any other error (409 for a
+     player already seated or already invited, 400 once the table has started) in the page's
+     alert, as every other error. */
+  async function invite(event) {
+    event.preventDefault();
+    const input = document.getElementById("invite-username");
+    const fieldError = document.getElementById("invite-username-error");
+    const result = document.getElementById("invite-result");
+    const username = input.value.trim();
+    showError(null);
+    fieldError.textContent = "";
+    input.removeAttribute("aria-invalid");
+    result.textContent = "";
+    if (!username) {
+      fieldError.textContent = "Enter the username of the player to invite.";
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+      return;
+    }
+    try {
+      const invitation = await post(`/tables/${tableId}/invitations`, { username });
+      input.value = "";
+      result.textContent = `Invited ${invitation.to ? invitation.to.username : username}: the invitation is in their lobby.`;
+    } catch (err) {
+      const text = Play.fieldErrors(err, "username");
+      if (text) {
+        fieldError.textContent = `${username}: ${text}`;
+        input.setAttribute("aria-invalid", "true");
+        input.focus();
+      } else {
+        showError(err);
+      }
+    }
   }
 
   /* --- Lopti: house rules (L-11.7 machine form), the Rule Vote and its duel ---------------- */
@@ -612,6 +683,7 @@
       window.location.href = "/play/";
       return;
     }
+    document.getElementById("invite-form").addEventListener("submit", invite);
     watcher = Play.watchState(tableId, applyState, showError);
     setInterval(renderDeadline, 1000);
   });
