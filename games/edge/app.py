@@ -37,7 +37,7 @@ from django.utils.log import log_response
 from config import logs, metrics
 from config.errors import json_500
 
-from . import auth, guard, waiting
+from . import auth, collector, guard, waiting
 from .endpoints import ALL, MOVES, STATE, Endpoint
 from .events import Stream
 from .http import Answer, Request
@@ -62,6 +62,8 @@ class Edge:
         if kind != "http":
             return await self.django(scope, receive, send)
         waiting.room()  # this loop's: it hears other processes' changes and token messages
+        collector.start()
+        collector.active()
         started = time.perf_counter()
         request_id = _request_id(scope)
         id_token = logs.request_id_var.set(request_id)
@@ -90,6 +92,7 @@ class Edge:
             if not answered:
                 await self.django(scope, receive, tracked)
         finally:
+            collector.active()
             logs.request_id_var.reset(id_token)
             logs.release_user(user_token)
             duration = time.perf_counter() - started
@@ -162,6 +165,7 @@ class Edge:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 waiting.room()  # the listener of other processes' changes and token messages
+                collector.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})
