@@ -68,8 +68,10 @@ def number(user_id: int) -> None:
     if not AccountEvent.objects.filter(user_id=user_id, seq__isnull=True).exists():
         return
     with transaction.atomic():
-        AccountEventSeq.objects.get_or_create(user_id=user_id)
-        counter = AccountEventSeq.objects.select_for_update().get(user_id=user_id)
+        counter = AccountEventSeq.objects.select_for_update().filter(user_id=user_id).first()
+        if counter is None:  # the user's first events
+            AccountEventSeq.objects.get_or_create(user_id=user_id)
+            counter = AccountEventSeq.objects.select_for_update().get(user_id=user_id)
         fresh = list(AccountEvent.objects.filter(user_id=user_id, seq__isnull=True).order_by("id"))
         for event in fresh:
             counter.last += 1
