@@ -70,6 +70,7 @@ class AccountStream(Stream):
         room = waiting.room()
         key = notify.account_key(self.user.pk)
         last = self.last
+        read = threads.run_db(missed)
         with room.waiting(key, last, "stream") as waiter:
             waiter.wake(None)  # events committed between the opening's read and the subscription
             deadline = time.monotonic() + settings.SSE_MAX_SECONDS
@@ -85,9 +86,10 @@ class AccountStream(Stream):
                     continue
                 waiter.event.clear()
                 waiter.unknown = False
-                # On the woken waiters' threads, as a table's woken read: a burst of the requests
-                # that cause events (invitations, moves) on the shared pool does not delay it.
-                sent, last = await threads.woken(missed, self.user.pk, last)
+                # On the shared pool. Tried: the woken waiters' threads (WOKEN_READ_THREADS, as a
+                # table's woken read), measured worse: each stream reads for itself, so a burst's
+                # thousand reads queued on those few threads (docs/performance.md).
+                sent, last = await read(self.user.pk, last)
                 waiter.version = last  # what the room's re-check compares (account_events.news)
                 if sent:
                     yield sent
