@@ -311,9 +311,9 @@ class AccountEvent(models.Model):
     """The account stream's outbox (docs/api.md, "Account stream, invitations and rematch"): one
     event for one user, written in the transaction of the change that causes it, so a committed
     change never loses its events and a rolled-back one never sends any (games.services.
-    account_events). `seq` is the event's id on the user's stream: given per user as the event is
-    written, under the user's counter row's lock, so ids follow the order events became visible
-    and a stream resuming after a `seq` misses nothing that committed later."""
+    account_events). `seq` is the event's id on the user's stream: given per user, in the order
+    the events became visible (`account_events.number`), so a stream resuming after a `seq`
+    misses nothing that committed later with a smaller row id."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_events")
     type = models.CharField(max_length=32)
@@ -330,7 +330,7 @@ class AccountEvent(models.Model):
 
 class AccountEventSeq(models.Model):
     """Per user, the last `seq` given to one of their account events: its row is the lock under
-    which their events are numbered, one writing transaction at a time."""
+    which their events are numbered, one reader at a time."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="+")
     last = models.PositiveBigIntegerField(default=0)
