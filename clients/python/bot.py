@@ -61,6 +61,7 @@ from play import WAIT, Failure, choose, expect, failure, send  # noqa: E402
 GAMES = ("president", "pitch", "lopti")
 STREAM = "/api/v1/stream/events"
 CATCH_UP_EVERY = 15.0  # seconds: at most the time between two pings
+RETRIES = 6  # failures in a row (about a minute of backing off) before the program gives up
 
 
 @dataclass
@@ -96,17 +97,22 @@ class Bot:
         self.finished: set[UUID] = set()
         self.decisions: dict[UUID, int] = {}
         self.caught_up = 0.0
+        self.failures = 0  # in a row, since the stream last opened
 
     # --- the stream ------------------------------------------------------------------------
     def run(self) -> None:
         """Follows the account stream until `--tables` tables have finished (or for ever),
-        reconnecting with Last-Event-ID when it drops."""
+        reconnecting with Last-Event-ID when it drops or the server refuses for a moment (a
+        restart, a 503); gives up after RETRIES failures in a row."""
         while not self.done():
             try:
                 self.follow()
-            except httpx.HTTPError as exc:
-                print(f"stream dropped ({exc!r}): reconnecting", flush=True)
-                time.sleep(1)
+            except (httpx.HTTPError, Failure) as exc:
+                self.failures += 1
+                if self.failures >= RETRIES:
+                    raise Failure(f"{self.failures} failures in a row, the last: {exc}") from exc
+                print(f"stream dropped ({exc}): reconnecting", flush=True)
+                time.sleep(min(30, 2 ** self.failures))
 
     def follow(self) -> None:
         headers = {"Last-Event-ID": self.last_event_id} if self.last_event_id else {}
@@ -116,6 +122,7 @@ class Bot:
                 raise Failure(f"the account stream: {response.status_code} {response.text[:200]}")
             if self.last_event_id is None:
                 print("ready: following the account stream", flush=True)
+            self.failures = 0
             # From here on the stream holds every new event: what came before is caught up.
             self.catch_up()
             for event in sse_events(response.iter_lines()):
