@@ -4,7 +4,6 @@ run of requests, and only when a young collection ran since the last full one.""
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 
 from games.edge import collector
@@ -25,8 +24,10 @@ def test_due_only_when_idle_and_young_collections_ran(monkeypatch):
     assert not collector.due()
 
 
-def test_the_loop_collects_once_idle_and_resets_cpythons_counters(monkeypatch):
-    monkeypatch.setattr(collector, "IDLE_SECONDS", 0.05)
+def test_the_loop_collects_once_idle_and_not_while_requests_come(monkeypatch):
+    # A young collection ran since the last full one, whatever other threads collect meanwhile.
+    monkeypatch.setattr(collector.gc, "get_count", lambda: (0, 1, 0))
+    monkeypatch.setattr(collector, "IDLE_SECONDS", 5.0)
     monkeypatch.setattr(collector, "CHECK_SECONDS", 0.01)
     monkeypatch.setattr(collector, "_tasks", {})
 
@@ -35,14 +36,17 @@ def test_the_loop_collects_once_idle_and_resets_cpythons_counters(monkeypatch):
         collector.start()  # once per loop
         assert len(collector._tasks) == 1
         before = collector.collections
-        # Busy: a request every few ms, so no collection, however much young garbage.
-        gc.collect(0)
-        gc.collect(0)  # the middle generation's counter moves: a full collection would be due
+        # Busy: a request far more often than IDLE_SECONDS, so the loop checks many times and
+        # never collects.
         for _ in range(10):
             collector.active()
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.02)
         assert collector.collections == before
-        await asyncio.sleep(0.2)
+        monkeypatch.setattr(collector, "IDLE_SECONDS", 0.01)
+        for _ in range(1000):  # idle now: it collects at its next check
+            if collector.collections > before:
+                break
+            await asyncio.sleep(0.01)
         assert collector.collections > before
         for task in collector._tasks.values():
             task.cancel()
