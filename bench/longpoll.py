@@ -73,6 +73,18 @@ from stack import (
 )
 
 
+def outcome(rec: dict, cause: dict | None, what: str) -> str | None:
+    """A waiter's failure (None: it heard the change): its own error, its cause (the `what`, a
+    move or an invitation) failing, or an answer that came before the cause was sent."""
+    if rec["error"]:
+        return rec["error"]
+    if not cause or cause["done"] is None or cause["error"]:
+        return f"{what} failed"
+    if rec["t"] < cause["sent"]:
+        return f"answered before the {what}"
+    return None
+
+
 def pct(values: list[float], q: float):
     if not values:
         return None
@@ -420,10 +432,7 @@ async def account_round(cfg, port, seeded, server, stack, rnd, last_ids) -> dict
     for rec in recs:
         last_ids[rec["user"]] = max(last_ids.get(rec["user"], 0), rec["last"])
         invite = invites.get(rec["user"])
-        error = rec["error"] or (None if invite and invite["done"] is not None and not invite["error"]
-                                 else "invitation failed")
-        if error is None and rec["t"] < invite["sent"]:
-            error = "answered before the invitation"
+        error = outcome(rec, invite, "invitation")
         if error:
             key = error.split(":")[0]
             errors[key] = errors.get(key, 0) + 1
@@ -516,9 +525,7 @@ async def one_round(cfg, port, seeded, server, stack) -> dict:
     wake, errors = [], {}
     for rec in answers:
         move = moves.get(rec["table"])
-        error = rec["error"] or (None if move and move["done"] is not None and not move["error"] else "move failed")
-        if error is None and rec["t"] < move["sent"]:
-            error = "answered before the move"
+        error = outcome(rec, move, "move")
         if error:
             key = error.split(":")[0]
             errors[key] = errors.get(key, 0) + 1
