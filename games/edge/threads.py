@@ -2,12 +2,22 @@
 calls of DRF's throttles) on the shared thread pool, each piece handing its database connection
 back when it ends, so no waiting request holds a thread or a connection; the reads of woken
 waiters on a few threads of their own (WOKEN_READ_THREADS), so that a burst of moves on the
-shared pool does not delay them."""
+shared pool does not delay them.
+
+**Turns.** At most EDGE_WORK_THREADS pieces of a loop's work run on the shared pool at once; the
+others wait their turn on the loop (no thread). The event loop answers the woken waiters, and it
+needs the GIL to do so: with six threads working through a burst of moves and their players'
+reads, it got about a seventh of it, and the waiters of the process that was not making the
+moves answered 100-200 ms after the move (docs/performance.md, "Bursts": a turn each for two
+threads took the burst's p95 from 44-180 ms to 4-50 ms, with the moves no slower). A piece that
+has held its turn EDGE_WORK_LEASE_SECONDS gives it up to the next one while it goes on: one
+that waits (on a row lock, SQLite's busy wait, a slow query) holds no one up for longer."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import sync_to_async
@@ -30,9 +40,57 @@ def closing(fn):
     return run
 
 
+class Turns:
+    """The turns of one loop's work on the shared pool (the module's docstring)."""
+
+    def __init__(self, size: int, lease: float):
+        self._free = asyncio.Semaphore(size)
+        self._lease = lease
+
+    async def run(self, work, *args, **kwargs):
+        await self._free.acquire()
+        given_back = False
+
+        def give_back():
+            nonlocal given_back
+            if not given_back:
+                given_back = True
+                self._free.release()
+
+        timer = asyncio.get_running_loop().call_later(self._lease, give_back)
+        try:
+            return await work(*args, **kwargs)
+        finally:
+            timer.cancel()
+            give_back()
+
+
+_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Turns] = weakref.WeakKeyDictionary()
+
+
+def turns() -> Turns | None:
+    """The running loop's turns; None when EDGE_WORK_THREADS is 0 (no limit)."""
+    if settings.EDGE_WORK_THREADS <= 0:
+        return None
+    loop = asyncio.get_running_loop()
+    found = _turns.get(loop)
+    if found is None:  # only the loop's own thread gets here: no lock needed
+        found = _turns[loop] = Turns(settings.EDGE_WORK_THREADS, settings.EDGE_WORK_LEASE_SECONDS)
+    return found
+
+
 def run_db(fn):
-    """`fn` as a coroutine function running on the shared pool, its connection handed back."""
-    return sync_to_async(closing(fn), thread_sensitive=False)
+    """`fn` as a coroutine function running on the shared pool, its connection handed back, in
+    its turn."""
+    work = sync_to_async(closing(fn), thread_sensitive=False)
+
+    async def in_turn(*args, **kwargs):
+        found = turns()
+        if found is None:
+            return await work(*args, **kwargs)
+        return await found.run(work, *args, **kwargs)
+
+    return in_turn
 
 
 _woken_pool: ThreadPoolExecutor | None = None

@@ -1,0 +1,123 @@
+"""games.edge.threads: the edge's blocking work takes turns (EDGE_WORK_THREADS at once per loop),
+a piece that holds its turn past EDGE_WORK_LEASE_SECONDS lets the next one start, and the
+woken waiters' reads never wait for a turn (docs/performance.md, "Bursts")."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from games.edge import threads
+
+# Generous bounds for a thread to start: they only pass sooner, never decide a result.
+STARTS_WITHIN = 5.0
+
+
+def blocker(started: threading.Event, release: threading.Event):
+    def work():
+        started.set()
+        assert release.wait(STARTS_WITHIN * 2), "the test never released this piece"
+        return "done"
+
+    return work
+
+
+async def wait_for(event: threading.Event, seconds: float) -> bool:
+    return await asyncio.to_thread(event.wait, seconds)
+
+
+def test_one_turn_runs_one_piece_at_a_time(settings):
+    settings.EDGE_WORK_THREADS = 1
+    settings.EDGE_WORK_LEASE_SECONDS = 60.0
+    first_started, first_release = threading.Event(), threading.Event()
+    second_started, second_release = threading.Event(), threading.Event()
+
+    async def scenario():
+        first = asyncio.ensure_future(threads.run_db(blocker(first_started, first_release))())
+        assert await wait_for(first_started, STARTS_WITHIN)
+        second = asyncio.ensure_future(threads.run_db(blocker(second_started, second_release))())
+        # The only turn is taken: the second piece waits on the loop, not on a thread.
+        assert not await wait_for(second_started, 0.3)
+        first_release.set()
+        assert await first == "done"
+        assert await wait_for(second_started, STARTS_WITHIN)
+        second_release.set()
+        assert await second == "done"
+
+    asyncio.run(scenario())
+
+
+def test_without_a_limit_both_run_at_once(settings):
+    settings.EDGE_WORK_THREADS = 0
+    events = [(threading.Event(), threading.Event()) for _ in range(2)]
+
+    async def scenario():
+        pieces = [asyncio.ensure_future(threads.run_db(blocker(*pair))()) for pair in events]
+        for started, _ in events:
+            assert await wait_for(started, STARTS_WITHIN)
+        for _, release in events:
+            release.set()
+        assert await asyncio.gather(*pieces) == ["done", "done"]
+
+    asyncio.run(scenario())
+
+
+def test_a_piece_past_its_lease_lets_the_next_start(settings):
+    # A piece waiting on a lock (here: an event) for longer than the lease holds no one up.
+    settings.EDGE_WORK_THREADS = 1
+    settings.EDGE_WORK_LEASE_SECONDS = 0.1
+    first_started, first_release = threading.Event(), threading.Event()
+    second_started, second_release = threading.Event(), threading.Event()
+
+    async def scenario():
+        first = asyncio.ensure_future(threads.run_db(blocker(first_started, first_release))())
+        assert await wait_for(first_started, STARTS_WITHIN)
+        second = asyncio.ensure_future(threads.run_db(blocker(second_started, second_release))())
+        assert await wait_for(second_started, STARTS_WITHIN)
+        assert not first.done()  # the first still holds its thread: only its turn went
+        first_release.set()
+        second_release.set()
+        assert await asyncio.gather(first, second) == ["done", "done"]
+        # Given back once, by the lease or the end, never twice: one turn is free again.
+        assert threads.turns()._free._value == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_failing_piece_gives_its_turn_back(settings):
+    settings.EDGE_WORK_THREADS = 1
+    settings.EDGE_WORK_LEASE_SECONDS = 60.0
+
+    def fails():
+        raise ValueError("refused")
+
+    async def scenario():
+        for _ in range(3):  # with the turn kept, the second would wait for ever
+            try:
+                await asyncio.wait_for(threads.run_db(fails)(), STARTS_WITHIN)
+            except ValueError:
+                pass
+            else:
+                raise AssertionError("the piece's error was lost")
+        assert threads.turns()._free._value == 1
+
+    asyncio.run(scenario())
+
+
+def test_woken_reads_do_not_wait_for_a_turn(settings):
+    settings.EDGE_WORK_THREADS = 1
+    settings.EDGE_WORK_LEASE_SECONDS = 60.0
+    busy_started, busy_release = threading.Event(), threading.Event()
+    read_started, read_release = threading.Event(), threading.Event()
+
+    async def scenario():
+        busy = asyncio.ensure_future(threads.run_db(blocker(busy_started, busy_release))())
+        assert await wait_for(busy_started, STARTS_WITHIN)
+        read = threads.woken(blocker(read_started, read_release))
+        assert await wait_for(read_started, STARTS_WITHIN)
+        read_release.set()
+        busy_release.set()
+        assert await read == "done"
+        assert await busy == "done"
+
+    asyncio.run(scenario())
