@@ -62,26 +62,33 @@ def test_without_a_limit_both_run_at_once(settings):
     asyncio.run(scenario())
 
 
-def test_a_piece_past_its_lease_lets_the_next_start(settings):
-    # A piece waiting on a lock (here: an event) for longer than the lease holds no one up.
+def started_beside_a_held_turn(settings, lease: float, second) -> None:
+    """With one turn, held by a piece that waits until released: `second(work)` (a future of
+    `work` run some way) starts while it waits, then both end."""
     settings.EDGE_WORK_THREADS = 1
-    settings.EDGE_WORK_LEASE_SECONDS = 0.1
+    settings.EDGE_WORK_LEASE_SECONDS = lease
     first_started, first_release = threading.Event(), threading.Event()
     second_started, second_release = threading.Event(), threading.Event()
 
     async def scenario():
         first = asyncio.ensure_future(threads.run_db(blocker(first_started, first_release))())
         assert await wait_for(first_started, STARTS_WITHIN)
-        second = asyncio.ensure_future(threads.run_db(blocker(second_started, second_release))())
+        other = second(blocker(second_started, second_release))
         assert await wait_for(second_started, STARTS_WITHIN)
-        assert not first.done()  # the first still holds its thread: only its turn went
+        assert not first.done()  # the first still holds its thread
         first_release.set()
         second_release.set()
-        assert await asyncio.gather(first, second) == ["done", "done"]
+        assert await asyncio.gather(first, other) == ["done", "done"]
         # Given back once, by the lease or the end, never twice: one turn is free again.
         assert threads.turns()._free._value == 1
 
     asyncio.run(scenario())
+
+
+def test_a_piece_past_its_lease_lets_the_next_start(settings):
+    # A piece waiting on a lock (here: an event) for longer than the lease holds no one up: only
+    # its turn goes, not its thread.
+    started_beside_a_held_turn(settings, 0.1, lambda work: asyncio.ensure_future(threads.run_db(work)()))
 
 
 def test_a_failing_piece_gives_its_turn_back(settings):
@@ -105,19 +112,4 @@ def test_a_failing_piece_gives_its_turn_back(settings):
 
 
 def test_woken_reads_do_not_wait_for_a_turn(settings):
-    settings.EDGE_WORK_THREADS = 1
-    settings.EDGE_WORK_LEASE_SECONDS = 60.0
-    busy_started, busy_release = threading.Event(), threading.Event()
-    read_started, read_release = threading.Event(), threading.Event()
-
-    async def scenario():
-        busy = asyncio.ensure_future(threads.run_db(blocker(busy_started, busy_release))())
-        assert await wait_for(busy_started, STARTS_WITHIN)
-        read = threads.woken(blocker(read_started, read_release))
-        assert await wait_for(read_started, STARTS_WITHIN)
-        read_release.set()
-        busy_release.set()
-        assert await read == "done"
-        assert await busy == "done"
-
-    asyncio.run(scenario())
+    started_beside_a_held_turn(settings, 60.0, threads.woken)
