@@ -70,7 +70,7 @@ class AccountStream(Stream):
         room = waiting.room()
         key = notify.account_key(self.user.pk)
         last = self.last
-        read = threads.run_db(missed)
+        read = threads.run_db(missed, first=True)
         with room.waiting(key, last, "stream") as waiter:
             waiter.wake(None)  # events committed between the opening's read and the subscription
             deadline = time.monotonic() + settings.SSE_MAX_SECONDS
@@ -86,7 +86,8 @@ class AccountStream(Stream):
                     continue
                 waiter.event.clear()
                 waiter.unknown = False
-                # On the shared pool. Tried: the woken waiters' threads (WOKEN_READ_THREADS, as a
+                # On the shared pool, ahead of the requests waiting their turn there
+                # (games.edge.threads). Tried: the woken waiters' threads (WOKEN_READ_THREADS, as a
                 # table's woken read), measured worse: each stream reads for itself, so a burst's
                 # thousand reads queued on those few threads (docs/performance.md).
                 sent, last = await read(self.user.pk, last)

@@ -37,7 +37,7 @@ from django.utils.log import log_response
 from config import logs, metrics
 from config.errors import json_500
 
-from . import auth, collector, guard, waiting
+from . import auth, collector, guard, threads, waiting
 from .endpoints import ALL, MOVES, STATE, Endpoint
 from .events import Stream
 from .http import Answer, Request
@@ -90,7 +90,10 @@ class Edge:
                                 status[0] = 499  # the client left before its request was whole
                             break
             if not answered:
-                await self.django(scope, receive, tracked)
+                # Django's handler runs the view on a thread of its own: in its turn, as the
+                # edge's own work (games.edge.threads), so a burst of other requests (invitations,
+                # seats) does not starve the loop's answers nor the streams' reads.
+                await threads.in_turn(self.django, scope, receive, tracked)
         finally:
             collector.active()
             logs.request_id_var.reset(id_token)

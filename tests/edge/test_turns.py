@@ -8,6 +8,7 @@ import asyncio
 import threading
 
 from games.edge import threads
+from games.edge.app import Edge
 
 # Generous bounds for a thread to start: they only pass sooner, never decide a result.
 STARTS_WITHIN = 5.0
@@ -80,7 +81,7 @@ def started_beside_a_held_turn(settings, lease: float, second) -> None:
         second_release.set()
         assert await asyncio.gather(first, other) == ["done", "done"]
         # Given back once, by the lease or the end, never twice: one turn is free again.
-        assert threads.turns()._free._value == 1
+        assert threads.turns().free() == 1
 
     asyncio.run(scenario())
 
@@ -106,10 +107,74 @@ def test_a_failing_piece_gives_its_turn_back(settings):
                 pass
             else:
                 raise AssertionError("the piece's error was lost")
-        assert threads.turns()._free._value == 1
+        assert threads.turns().free() == 1
 
     asyncio.run(scenario())
 
 
 def test_woken_reads_do_not_wait_for_a_turn(settings):
     started_beside_a_held_turn(settings, 60.0, threads.woken)
+
+
+def test_a_woken_waiters_read_takes_the_next_turn_before_other_work(settings):
+    # An account stream's read (run_db(..., first=True)) goes ahead of requests already waiting.
+    settings.EDGE_WORK_THREADS = 1
+    settings.EDGE_WORK_LEASE_SECONDS = 60.0
+    held_started, held_release = threading.Event(), threading.Event()
+    plain_started, plain_release = threading.Event(), threading.Event()
+    woken_started, woken_release = threading.Event(), threading.Event()
+
+    async def scenario():
+        held = asyncio.ensure_future(threads.run_db(blocker(held_started, held_release))())
+        assert await wait_for(held_started, STARTS_WITHIN)
+        plain = asyncio.ensure_future(threads.run_db(blocker(plain_started, plain_release))())
+        await asyncio.sleep(0)  # the plain piece waits first
+        woken = asyncio.ensure_future(threads.run_db(blocker(woken_started, woken_release), first=True)())
+        await asyncio.sleep(0)
+        held_release.set()
+        assert await wait_for(woken_started, STARTS_WITHIN)
+        assert not plain_started.is_set()  # still waiting: the turn went to the woken read
+        woken_release.set()
+        assert await wait_for(plain_started, STARTS_WITHIN)
+        plain_release.set()
+        assert await asyncio.gather(held, woken, plain) == ["done"] * 3
+        assert threads.turns().free() == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_request_for_django_takes_a_turn(settings):
+    # What the edge hands to Django runs on a thread of Django's own: in a turn like the rest.
+    settings.EDGE_WORK_THREADS = 1
+    settings.EDGE_WORK_LEASE_SECONDS = 60.0
+    held_started, held_release = threading.Event(), threading.Event()
+    reached: list[str] = []
+
+    async def django(scope, receive, send):
+        reached.append(scope["path"])
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+             "path": "/not-the-edges", "raw_path": b"/not-the-edges", "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 40000), "server": ("testserver", 80)}
+    sent: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    async def scenario():
+        held = asyncio.ensure_future(threads.run_db(blocker(held_started, held_release))())
+        assert await wait_for(held_started, STARTS_WITHIN)
+        request = asyncio.ensure_future(Edge(django)(scope, receive, send))
+        await asyncio.sleep(0.3)
+        assert reached == [] and not request.done()
+        held_release.set()
+        await asyncio.wait_for(request, STARTS_WITHIN)
+        assert reached == ["/not-the-edges"] and sent[0]["status"] == 204
+        assert await held == "done"
+
+    asyncio.run(scenario())
