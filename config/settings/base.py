@@ -310,9 +310,10 @@ LONGPOLL_MAX_SECONDS = 30
 # apart from the requests' pool, so that a burst of moves does not delay them.
 WOKEN_READ_THREADS = int(os.environ.get("WOKEN_READ_THREADS", "4"))
 # How many pieces of a web process's blocking request work (games.edge.threads: the hot
-# endpoints' reads, moves and throttle checks, and the requests Django answers) run on threads at once, so the event loop keeps its share of the GIL to
-# answer woken waiters (0: no limit); and how long one may hold its turn before the next starts
-# anyway (a piece waiting on a lock holds no one up for longer).
+# endpoints' reads, moves and throttle checks, and the requests Django answers) run on threads
+# at once, so the event loop keeps its share of the GIL to answer woken waiters (0: no limit);
+# and how long one may hold its turn before the next starts anyway (a piece waiting on a lock
+# holds no one up for longer).
 EDGE_WORK_THREADS = int(os.environ.get("EDGE_WORK_THREADS", "2"))
 EDGE_WORK_LEASE_SECONDS = float(os.environ.get("EDGE_WORK_LEASE_SECONDS", "0.05"))
 # The hot paths (games.edge): a token's user is cached this long in each web
