@@ -46,8 +46,10 @@ def closing(fn):
 
 
 class Turns:
-    """The turns of one loop's work on the shared pool (the module's docstring). Work marked
-    `first` (a woken waiter's read) takes the next free turn before any other work waiting."""
+    """The turns of one loop's work on threads (the module's docstring). Work marked `first` (a
+    woken waiter's read) takes the next free turn before any other work waiting. A turn is free
+    only while no work waits: `_next` hands a freed turn to the next waiting work, and keeps it
+    only once both queues are empty."""
 
     def __init__(self, size: int, lease: float):
         self._free = size
@@ -55,7 +57,7 @@ class Turns:
         self._waiting: tuple[deque[asyncio.Future], deque[asyncio.Future]] = (deque(), deque())
 
     async def run(self, work, *args, first: bool = False, **kwargs):
-        if self._free > 0 and not any(self._waiting):
+        if self._free > 0:
             self._free -= 1
         else:
             granted = asyncio.get_running_loop().create_future()

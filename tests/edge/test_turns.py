@@ -23,13 +23,18 @@ def blocker(started: threading.Event, release: threading.Event):
     return work
 
 
+def one_turn(settings, lease: float = 60.0) -> None:
+    """One turn per loop, kept `lease` seconds (by default longer than any test)."""
+    settings.EDGE_WORK_THREADS = 1
+    settings.EDGE_WORK_LEASE_SECONDS = lease
+
+
 async def wait_for(event: threading.Event, seconds: float) -> bool:
     return await asyncio.to_thread(event.wait, seconds)
 
 
 def test_one_turn_runs_one_piece_at_a_time(settings):
-    settings.EDGE_WORK_THREADS = 1
-    settings.EDGE_WORK_LEASE_SECONDS = 60.0
+    one_turn(settings)
     first_started, first_release = threading.Event(), threading.Event()
     second_started, second_release = threading.Event(), threading.Event()
 
@@ -66,8 +71,7 @@ def test_without_a_limit_both_run_at_once(settings):
 def started_beside_a_held_turn(settings, lease: float, second) -> None:
     """With one turn, held by a piece that waits until released: `second(work)` (a future of
     `work` run some way) starts while it waits, then both end."""
-    settings.EDGE_WORK_THREADS = 1
-    settings.EDGE_WORK_LEASE_SECONDS = lease
+    one_turn(settings, lease)
     first_started, first_release = threading.Event(), threading.Event()
     second_started, second_release = threading.Event(), threading.Event()
 
@@ -93,8 +97,7 @@ def test_a_piece_past_its_lease_lets_the_next_start(settings):
 
 
 def test_a_failing_piece_gives_its_turn_back(settings):
-    settings.EDGE_WORK_THREADS = 1
-    settings.EDGE_WORK_LEASE_SECONDS = 60.0
+    one_turn(settings)
 
     def fails():
         raise ValueError("refused")
@@ -118,8 +121,7 @@ def test_woken_reads_do_not_wait_for_a_turn(settings):
 
 def test_a_woken_waiters_read_takes_the_next_turn_before_other_work(settings):
     # An account stream's read (run_db(..., first=True)) goes ahead of requests already waiting.
-    settings.EDGE_WORK_THREADS = 1
-    settings.EDGE_WORK_LEASE_SECONDS = 60.0
+    one_turn(settings)
     held_started, held_release = threading.Event(), threading.Event()
     plain_started, plain_release = threading.Event(), threading.Event()
     woken_started, woken_release = threading.Event(), threading.Event()
@@ -145,8 +147,7 @@ def test_a_woken_waiters_read_takes_the_next_turn_before_other_work(settings):
 
 def test_a_request_for_django_takes_a_turn(settings):
     # What the edge hands to Django runs on a thread of Django's own: in a turn like the rest.
-    settings.EDGE_WORK_THREADS = 1
-    settings.EDGE_WORK_LEASE_SECONDS = 60.0
+    one_turn(settings)
     held_started, held_release = threading.Event(), threading.Event()
     reached: list[str] = []
 
